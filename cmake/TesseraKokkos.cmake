@@ -1,0 +1,75 @@
+# Finding Kokkos (and Kokkos Kernels) the same way for Tessera's build and its consumers.
+#
+# Two kinds of installs are handled:
+#  - a Kokkos 4.x CMake install (-DKokkos_ROOT=...), possibly with CUDA, compiled either through
+#    nvcc_wrapper as CMAKE_CXX_COMPILER or with Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE=ON, in
+#    which case every source that includes Kokkos must be compiled as CUDA;
+#  - a TriBITS-packaged Kokkos 3.4 (Debian's libtrilinos-kokkos-dev, Trilinos), whose imported
+#    target Kokkos::kokkos names a non-existent include directory (the headers live in
+#    Kokkos_INCLUDE_DIRS, /usr/include/trilinos on Debian) and whose Kokkos Kernels has no
+#    Kokkos::kokkoskernels target.
+
+include_guard(GLOBAL)
+
+# Replaces the include directories of an imported target by the existing ones of `dirs`.
+function(_tessera_fix_include_dirs target)
+  set(good "")
+  get_target_property(current ${target} INTERFACE_INCLUDE_DIRECTORIES)
+  foreach(dir IN LISTS current ARGN)
+    if(dir AND EXISTS "${dir}")
+      get_filename_component(dir "${dir}" REALPATH)
+      list(APPEND good "${dir}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES good)
+  set_property(TARGET ${target} PROPERTY INTERFACE_INCLUDE_DIRECTORIES "${good}")
+endfunction()
+
+# find_package(Kokkos) plus the repairs above; sets TESSERA_KOKKOS_LANGUAGE to CXX or CUDA.
+macro(tessera_find_kokkos)
+  find_package(Kokkos 3.4 REQUIRED)
+  if(NOT TARGET Kokkos::kokkos)
+    message(FATAL_ERROR "Tessera: this Kokkos install exports no Kokkos::kokkos target")
+  endif()
+  if(Kokkos_INCLUDE_DIRS)  # TriBITS-style install
+    _tessera_fix_include_dirs(Kokkos::kokkos ${Kokkos_INCLUDE_DIRS})
+  endif()
+  if(Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
+    set(TESSERA_KOKKOS_LANGUAGE CUDA)
+    if(NOT CMAKE_CUDA_ARCHITECTURES AND Kokkos_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES ${Kokkos_CUDA_ARCHITECTURES})
+    endif()
+    enable_language(CUDA)
+  else()
+    set(TESSERA_KOKKOS_LANGUAGE CXX)
+  endif()
+endmacro()
+
+# find_package(KokkosKernels) providing Kokkos::kokkoskernels for both kinds of install.
+macro(tessera_find_kokkoskernels)
+  find_package(KokkosKernels REQUIRED)
+  if(NOT TARGET Kokkos::kokkoskernels)
+    if(TARGET trilinos_kokkoskernels)
+      add_library(Kokkos::kokkoskernels INTERFACE IMPORTED)
+      set_property(TARGET Kokkos::kokkoskernels PROPERTY INTERFACE_LINK_LIBRARIES
+                                                         trilinos_kokkoskernels Kokkos::kokkos)
+      _tessera_fix_include_dirs(Kokkos::kokkoskernels ${KokkosKernels_INCLUDE_DIRS})
+    else()
+      message(FATAL_ERROR "Tessera: Kokkos Kernels was found but exports no usable target")
+    endif()
+  endif()
+endmacro()
+
+# Marks sources that include Kokkos as CUDA when Kokkos was built as a CMake CUDA language.
+function(tessera_kokkos_sources)
+  if(TESSERA_KOKKOS_LANGUAGE STREQUAL "CUDA")
+    set_source_files_properties(${ARGN} PROPERTIES LANGUAGE CUDA)
+  endif()
+endfunction()
+
+# An executable whose sources include Kokkos: compiled in the right language, linked to tessera.
+function(tessera_add_executable name)
+  add_executable(${name} ${ARGN})
+  tessera_kokkos_sources(${ARGN})
+  target_link_libraries(${name} PRIVATE Tessera::tessera)
+endfunction()

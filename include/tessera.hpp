@@ -1,0 +1,10 @@
+// Tessera: tiled map-reduce and friends for Kokkos applications. Umbrella header.
+#pragma once
+
+#include <tessera/core/version.hpp>
+#include <tessera/genred/builtin_formulas.hpp>
+#include <tessera/genred/formula.hpp>
+#include <tessera/genred/genred.hpp>
+#include <tessera/genred/options.hpp>
+#include <tessera/genred/reductions.hpp>
+#include <tessera/genred/variables.hpp>

@@ -1,0 +1,48 @@
+// Host-side argument checks that throw before any kernel runs.
+//
+// Messages follow "tessera::<function>: <argument> <what> (got X, expected Y)".
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+namespace Impl {
+
+template <class... Parts>
+std::string concat(const Parts&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+
+/// Throws std::invalid_argument unless got == expected.
+template <class A, class B>
+void require_equal(const char* function, const std::string& argument, const char* what,
+                   const A& got, const B& expected) {
+  if (!(got == expected)) {
+    throw std::invalid_argument(concat("tessera::", function, ": ", argument, " ", what,
+                                       " (got ", got, ", expected ", expected, ")"));
+  }
+}
+
+/// Throws std::invalid_argument with the standard prefix unless condition holds.
+inline void require(bool condition, const char* function, const std::string& message) {
+  if (!condition) throw std::invalid_argument(concat("tessera::", function, ": ", message));
+}
+
+/// Throws std::length_error unless an extent fits the 32-bit indices used inside the kernels.
+inline void require_int_extent(const char* function, const std::string& argument,
+                               std::size_t extent) {
+  if (extent > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw std::length_error(concat("tessera::", function, ": ", argument, " extent ", extent,
+                                   " exceeds the supported maximum ",
+                                   std::numeric_limits<int>::max()));
+  }
+}
+
+}  // namespace Impl
+}  // namespace tessera

@@ -1,0 +1,50 @@
+// Tile sizes: the one place where Tessera decides how work is cut into team-sized pieces.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace tessera {
+namespace Impl {
+
+/// True for execution spaces whose memory the host cannot read (GPUs).
+template <class ExecSpace>
+inline constexpr bool is_device_space =
+    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+
+/// Shape of one team's tile in the tiled map-reduce kernels.
+struct TileShape {
+  int team_size;  ///< threads per team = rows of the outer index per team
+  int tile_j;     ///< rows of the reduced index staged in scratch memory at a time
+};
+
+/// Default tile shape. On GPUs a team of 256 threads owns 256 outer rows (one each) and stages
+/// 256 inner rows at a time (the KeOps 1D scheme with K = 256; 128 for double to keep registers
+/// and shared memory per block in check). On host backends a team is one thread and the staged
+/// tile is sized to stay in L1.
+template <class ExecSpace>
+TileShape default_tile_shape(int scalar_bytes) {
+  if constexpr (is_device_space<ExecSpace>) {
+    const int k = scalar_bytes > 4 ? 128 : 256;
+    return {k, k};
+  } else {
+    return {1, 256};
+  }
+}
+
+/// Threads of one team in the kernels that combine per-row partial results.
+template <class ExecSpace>
+int default_combine_team_size() {
+  if constexpr (is_device_space<ExecSpace>) {
+    return 128;
+  } else {
+    return 1;
+  }
+}
+
+/// Bytes of level-0 scratch (GPU shared memory) that per-thread buffers may use before they are
+/// moved to level-1 scratch (device memory). Leaves room for the staged tile and for two
+/// resident teams per multiprocessor.
+inline constexpr std::size_t per_thread_scratch0_budget = 24 * 1024;
+
+}  // namespace Impl
+}  // namespace tessera

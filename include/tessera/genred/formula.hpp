@@ -1,0 +1,125 @@
+// What a formula is, and make_formula() for lambdas.
+//
+// A formula F(p, x_i, y_j) is a functor that declares the dimension of each of its variables
+// and of its output, and computes one output row from one row of each variable:
+//
+//   struct GaussianTimesWeight {
+//     using param_dims = tessera::Dims<>;      // no parameter variables
+//     using i_dims     = tessera::Dims<3>;     // x_i: 3-D points
+//     using j_dims     = tessera::Dims<3, 1>;  // y_j: 3-D points, b_j: scalar weights
+//     static constexpr int out_dim = 1;
+//     float gamma;
+//     template <class T>
+//     KOKKOS_FUNCTION void operator()(tessera::In<T, 3> x, tessera::In<T, 3> y,
+//                                     tessera::In<T, 1> b, tessera::Out<T, 1> out) const {
+//       T r2 = 0;
+//       for (int k = 0; k < 3; ++k) r2 += (x[k] - y[k]) * (x[k] - y[k]);
+//       out[0] = tessera::math::exp(-gamma * r2) * b[0];
+//     }
+//   };
+//
+// Arguments come in the order: parameter variables, i-variables, j-variables, output. A
+// dimension may be tessera::dynamic_extent: it is then read from the View's extent at run time
+// and the formula receives a Span with a run-time size() (the runtime-dimension fallback). A
+// formula whose out_dim is dynamic_extent also provides
+//   int output_dim(const tessera::VariableDims&) const;   // host-side
+// Compile-time dimensions let loops unroll and rows stay in registers: prefer them.
+#pragma once
+
+#include <tessera/core/span.hpp>
+
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+/// Run-time dimensions of every variable of a genred call, as handed to output_dim().
+struct VariableDims {
+  std::vector<int> params;
+  std::vector<int> i;
+  std::vector<int> j;
+};
+
+namespace Impl {
+
+template <class DimsT, int V>
+struct DimAt;
+template <int First, int... Rest, int V>
+struct DimAt<Dims<First, Rest...>, V> : DimAt<Dims<Rest...>, V - 1> {};
+template <int First, int... Rest>
+struct DimAt<Dims<First, Rest...>, 0> {
+  static constexpr int value = First;
+};
+
+/// Sum of the dimensions if all are static, dynamic_extent otherwise.
+template <class DimsT>
+struct StaticWidth;
+template <int... D>
+struct StaticWidth<Dims<D...>> {
+  static constexpr bool all_static = ((D >= 0) && ...);
+  static constexpr int value       = all_static ? (0 + ... + D) : dynamic_extent;
+};
+
+/// Offset of variable V in a packed row, if the dimensions before it are static.
+template <class DimsT, int V>
+struct StaticOffset;
+template <int... D, int V>
+struct StaticOffset<Dims<D...>, V> {
+  static constexpr int compute() {
+    const int dims[] = {D..., 0};
+    int offset       = 0;
+    for (int v = 0; v < V; ++v) {
+      if (dims[v] < 0) return dynamic_extent;
+      offset += dims[v];
+    }
+    return offset;
+  }
+  static constexpr int value = compute();
+};
+
+}  // namespace Impl
+
+/// A formula made of a lambda (or any callable) and the dimensions it works with; see
+/// make_formula(). OutDim may be dynamic_extent, then the output dimension is stored.
+template <int OutDim, class ParamDims, class IDims, class JDims, class Fn>
+struct LambdaFormula {
+  using param_dims               = ParamDims;
+  using i_dims                   = IDims;
+  using j_dims                   = JDims;
+  static constexpr int out_dim   = OutDim;
+  Fn fn;
+  int runtime_out_dim = OutDim;
+
+  int output_dim(const VariableDims&) const { return runtime_out_dim; }
+
+  template <class... Args>
+  KOKKOS_INLINE_FUNCTION void operator()(Args... args) const {
+    fn(args...);
+  }
+};
+
+/// Formula from a callable with compile-time output dimension OutDim:
+///   auto f = tessera::make_formula<1>(tessera::Dims<3>{}, tessera::Dims<3>{},
+///       KOKKOS_LAMBDA(tessera::In<float, 3> x, tessera::In<float, 3> y,
+///                     tessera::Out<float, 1> out) { out[0] = x[0] * y[0]; });
+/// The callable must be device-callable (KOKKOS_LAMBDA or a KOKKOS_FUNCTION operator()).
+template <int OutDim, int... I, int... J, class Fn>
+LambdaFormula<OutDim, Dims<>, Dims<I...>, Dims<J...>, Fn> make_formula(Dims<I...>, Dims<J...>,
+                                                                        Fn fn) {
+  return {fn, OutDim};
+}
+/// As above, with parameter variables first.
+template <int OutDim, int... P, int... I, int... J, class Fn>
+LambdaFormula<OutDim, Dims<P...>, Dims<I...>, Dims<J...>, Fn> make_formula(Dims<P...>,
+                                                                            Dims<I...>,
+                                                                            Dims<J...>, Fn fn) {
+  return {fn, OutDim};
+}
+/// Formula with an output dimension known only at run time (the callable gets an Out<T, -1>).
+template <int... P, int... I, int... J, class Fn>
+LambdaFormula<dynamic_extent, Dims<P...>, Dims<I...>, Dims<J...>, Fn> make_formula(
+    int out_dim, Dims<P...>, Dims<I...>, Dims<J...>, Fn fn) {
+  return {fn, out_dim};
+}
+
+}  // namespace tessera

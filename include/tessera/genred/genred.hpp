@@ -1,0 +1,493 @@
+// tessera::genred: generic tiled map-reduce,  a_i = Reduction_j F(p, x_i, y_j),
+// never storing the M-by-N array of F values.
+//
+//   auto k = tessera::GaussianKernel<3, 1>(sigma);   // F = exp(-|x - y|^2 / 2 sigma^2) b_j
+//   tessera::genred(space, tessera::Sum{}, k, tessera::i_vars(x), tessera::j_vars(y, b), out);
+//
+// Pre-conditions (checked on the host before anything runs; violations throw
+// std::invalid_argument, or std::length_error for extents beyond 2^31 - 1):
+//  - every variable is a View (rows, dim) or (batch, rows, dim) of the same float type, all of
+//    rank 2 or all of rank 3 with one batch extent; i-variables have M rows, j-variables N rows,
+//    parameters 1 row; dims equal the formula's static dims (dynamic_extent dims: any >= 1);
+//  - the output is a View (rows, cols) / (batch, rows, cols) with rows = M (Axis::j) or N
+//    (Axis::i) and cols given in reductions.hpp; reductions writing values and indices take
+//    tessera::outputs(values, indices); index Views have an integer value type;
+//  - KMin-type reductions: 1 <= k <= the reduced extent; weighted ones: formula dim >= 2;
+//  - M is taken from the i-variables (from the output if there are none and Axis::j), N from
+//    the j-variables (from the output if there are none and Axis::i);
+//  - all Views are accessible from ExecSpace (checked at compile time).
+// Complexity: B * M * N formula evaluations. Memory: the outputs only for the 1D scheme; the
+// 2D scheme adds a buffer of B * rows * chunks accumulators (chunks <= 2 * concurrency / rows).
+// Asynchronous: no fence, except that the 2D scheme frees its partial buffer on return.
+#pragma once
+
+#include <tessera/core/errors.hpp>
+#include <tessera/core/tiling.hpp>
+#include <tessera/genred/formula.hpp>
+#include <tessera/genred/impl/combine_partials.hpp>
+#include <tessera/genred/impl/reducers.hpp>
+#include <tessera/genred/impl/tiled_reduce.hpp>
+#include <tessera/genred/options.hpp>
+#include <tessera/genred/reductions.hpp>
+#include <tessera/genred/variables.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace tessera {
+namespace Impl {
+
+template <class View>
+std::size_t rows_of(const View& v) {
+  return v.extent(View::rank - 2);
+}
+template <class View>
+std::size_t cols_of(const View& v) {
+  return v.extent(View::rank - 1);
+}
+
+template <int... D>
+int declared_dim(Dims<D...>, int v) {
+  const int dims[] = {D..., 0};
+  return dims[v];
+}
+
+inline void check_extent(const std::string& arg, const char* what, std::size_t got,
+                         std::size_t expected, const char* why = "") {
+  if (got != expected) {
+    throw std::invalid_argument(concat("tessera::genred: ", arg, " ", what, " (got ", got,
+                                       ", expected ", expected, why, ")"));
+  }
+}
+
+/// The extents every View of a call must agree on.
+struct Shape {
+  bool batched;
+  std::size_t batch;
+  std::size_t m, n;
+};
+
+/// Checks the Views of one pack against the formula's declared dims and the shape; returns
+/// their run-time dims.
+template <class DimsT, class... Views>
+std::vector<int> check_pack(const char* name, const std::tuple<Views...>& views,
+                            const Shape& shape, std::size_t rows, const char* rows_name) {
+  std::vector<int> dims;
+  std::apply(
+      [&](const auto&... view) {
+        (
+            [&](const auto& x) {
+              using V               = std::decay_t<decltype(x)>;
+              const int v           = static_cast<int>(dims.size());
+              const std::string arg = concat(name, "[", v, "]");
+              if constexpr (V::rank == 3) check_extent(arg, "batch extent", x.extent(0), shape.batch);
+              check_extent(arg, "rows", rows_of(x), rows, rows_name);
+              require_int_extent("genred", arg + " dimension", cols_of(x));
+              const int want = declared_dim(DimsT{}, v);
+              if (want >= 0) {
+                check_extent(arg, "dimension", cols_of(x), want, ", declared by the formula");
+              } else {
+                require(cols_of(x) >= 1, "genred", arg + " dimension must be at least 1 (got 0)");
+              }
+              dims.push_back(static_cast<int>(cols_of(x)));
+            }(view),
+            ...);
+      },
+      views);
+  return dims;
+}
+
+template <class Output>
+void check_output(const char* arg, const Output& out, const Shape& shape, std::size_t rows,
+                  const char* rows_name, std::size_t cols) {
+  if constexpr (Output::rank == 3) check_extent(arg, "batch extent", out.extent(0), shape.batch);
+  check_extent(arg, "rows", rows_of(out), rows, rows_name);
+  check_extent(arg, "columns", cols_of(out), cols, ", as the reduction writes");
+}
+
+template <class ExecSpace, class View>
+constexpr bool accessible_from() {
+  return Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible;
+}
+
+/// What a reduction writes, known from its type alone.
+template <class Reduction>
+using ReductionFacts = Reducer<Reduction, float, 1, Summation::direct>;
+
+/// The values and indices Views of a call, whichever the reduction writes; the other is an
+/// empty placeholder.
+template <class Reduction, class T, class Output>
+auto split_outputs(const Output& out) {
+  using Facts = ReductionFacts<Reduction>;
+  static_assert((Facts::writes_values && Facts::writes_indices) || Kokkos::is_view<Output>::value,
+                "tessera::genred: this reduction writes one output: pass a Kokkos::View");
+  if constexpr (Facts::writes_values && Facts::writes_indices) {
+    return out;
+  } else if constexpr (Facts::writes_values) {
+    return Outputs<Output, Kokkos::View<int**, typename Output::memory_space>>{out, {}};
+  } else {
+    return Outputs<Kokkos::View<T**, typename Output::memory_space>, Output>{{}, out};
+  }
+}
+
+template <class View, class P>
+void pointer_and_strides(const View& v, P*& data, std::int64_t& sb, std::int64_t& sr,
+                         std::int64_t& sc) {
+  data = v.data();
+  if constexpr (View::rank == 3) {
+    sb = v.stride_0();
+    sr = v.stride_1();
+    sc = v.stride_2();
+  } else {
+    sb = 0;
+    sr = v.stride_0();
+    sc = v.stride_1();
+  }
+}
+
+template <class T, class Index, class ValuesView, class IndicesView>
+OutputAccess<T, Index> output_access(const Outputs<ValuesView, IndicesView>& out) {
+  OutputAccess<T, Index> a;
+  pointer_and_strides(out.values, a.values, a.vsb, a.vsr, a.vsc);
+  pointer_and_strides(out.indices, a.indices, a.isb, a.isr, a.isc);
+  return a;
+}
+
+/// Teams, tiles and chunks of one launch.
+struct Schedule {
+  int team_size;
+  int tile_j;
+  int chunks;
+  int chunk_rows;
+  int tiles_outer;
+};
+
+/// Picks the scheme: 1D unless the outer rows cannot fill the device and the reduced range is
+/// long enough to be cut into chunks (then 2D with enough chunks to fill it twice).
+template <class ExecSpace>
+Schedule plan_schedule(const ExecSpace& space, const GenredOptions& options, std::size_t batch,
+                       std::size_t n_outer, std::size_t n_inner, int team_size, int tile_j) {
+  Schedule s{team_size, tile_j, 1, 0, 0};
+  s.tiles_outer            = static_cast<int>((n_outer + team_size - 1) / team_size);
+  const std::size_t tiles_j = (n_inner + tile_j - 1) / tile_j;
+  const std::size_t threads_1d = batch * s.tiles_outer * static_cast<std::size_t>(team_size);
+  const std::size_t capacity   = static_cast<std::size_t>(space.concurrency());
+  bool use_2d                  = options.scheme == Scheme::tiled_2d;
+  if (options.scheme == Scheme::automatic) {
+    use_2d = is_device_space<ExecSpace> && threads_1d < capacity && tiles_j >= 4;
+  }
+  if (use_2d && tiles_j > 1) {
+    std::size_t chunks = options.chunks_2d > 0
+                             ? static_cast<std::size_t>(options.chunks_2d)
+                             : (2 * capacity + threads_1d - 1) / std::max<std::size_t>(threads_1d, 1);
+    chunks              = std::min(std::max<std::size_t>(chunks, 1), tiles_j);
+    const std::size_t per_chunk = (tiles_j + chunks - 1) / chunks;
+    s.chunk_rows        = static_cast<int>(per_chunk * tile_j);
+    s.chunks            = static_cast<int>((n_inner + s.chunk_rows - 1) / s.chunk_rows);
+  } else {
+    s.chunk_rows = static_cast<int>(std::max<std::size_t>(n_inner, 1));
+  }
+  const std::size_t league = batch * s.tiles_outer * static_cast<std::size_t>(s.chunks);
+  if (league > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw std::length_error(concat("tessera::genred: batch * row tiles * chunks = ", league,
+                                   " exceeds the largest league size ",
+                                   std::numeric_limits<int>::max()));
+  }
+  return s;
+}
+
+template <class ExecSpace, class T, class Index, class Formula, class Red, bool OuterIsI,
+          class PG, class IG, class JG, class OutputsT>
+void launch(const ExecSpace& space, const GenredOptions& options, const Shape& shape,
+            const Formula& formula, const Red& red, int formula_dim, const PG& params,
+            const IG& ivars, const JG& jvars, const OutputsT& outputs) {
+  using Kernel = TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  const std::size_t n_outer = OuterIsI ? shape.m : shape.n;
+  const std::size_t n_inner = OuterIsI ? shape.n : shape.m;
+  if (n_outer == 0 || shape.batch == 0) return;
+
+  const TileShape defaults = default_tile_shape<ExecSpace>(sizeof(T));
+  Kernel k{formula, red, params, ivars, jvars, formula_dim};
+  k.n_outer  = static_cast<int>(n_outer);
+  k.n_inner  = static_cast<int>(n_inner);
+  k.tile_j   = options.tile_j > 0 ? options.tile_j : defaults.tile_j;
+  k.out      = output_access<T, Index>(outputs);
+  k.chunks   = 1;
+  int team   = options.team_size > 0 ? options.team_size : defaults.team_size;
+  team       = std::min(team, Policy(space, 1, 1).team_size_max(k, Kokkos::ParallelForTag()));
+  k.team_size = team;
+
+  // Scratch: the staged tile at level 0 (shrunk if the inner rows are wide), per-thread
+  // buffers at level 0 while they fit the budget, else at level 1.
+  const std::size_t level0_max = static_cast<std::size_t>(Policy::scratch_size_max(0));
+  const std::size_t per_thread = k.thread_scratch_bytes();
+  k.thread_scratch_level = per_thread * team <= per_thread_scratch0_budget ? 0 : 1;
+  const std::size_t thread0 = k.thread_scratch_level == 0 ? per_thread * team : 0;
+  while (k.tile_j > 1 && k.team_scratch_bytes() + thread0 > level0_max) k.tile_j /= 2;
+  if (k.team_scratch_bytes() + thread0 > level0_max) {
+    throw std::length_error(concat("tessera::genred: one inner row of ", k.inner().width(),
+                                   " scalars does not fit the ", level0_max,
+                                   " bytes of team scratch memory"));
+  }
+
+  const Schedule s = plan_schedule(space, options, shape.batch, n_outer, n_inner, team, k.tile_j);
+  k.tiles_outer    = s.tiles_outer;
+  k.chunks         = s.chunks;
+  k.chunk_rows     = s.chunk_rows;
+
+  Kokkos::View<T*, typename ExecSpace::memory_space> partial_values;
+  Kokkos::View<int*, typename ExecSpace::memory_space> partial_indices;
+  if (k.chunks > 1) {
+    const std::size_t rows = shape.batch * n_outer * k.chunks;
+    partial_values  = decltype(partial_values)(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::partial_values"),
+        rows * red.acc_values());
+    partial_indices = decltype(partial_indices)(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::partial_indices"),
+        rows * red.acc_indices());
+    k.partial = {partial_values.data(), partial_indices.data(), red.acc_values(),
+                 red.acc_indices()};
+  }
+
+  Policy policy(space, static_cast<int>(shape.batch * s.tiles_outer * s.chunks), team);
+  if (k.thread_scratch_level == 0) {
+    policy.set_scratch_size(0, Kokkos::PerTeam(k.team_scratch_bytes()),
+                            Kokkos::PerThread(per_thread));
+  } else {
+    policy.set_scratch_size(0, Kokkos::PerTeam(k.team_scratch_bytes()));
+    policy.set_scratch_size(1, Kokkos::PerThread(per_thread));
+  }
+  Kokkos::parallel_for(k.chunks > 1 ? "tessera::genred::tiled_2d" : "tessera::genred::tiled_1d",
+                       policy, k);
+
+  if (k.chunks > 1) {
+    CombinePartials<T, Red, Index> combine{red, k.partial, k.out, k.n_outer, k.chunks};
+    Kokkos::parallel_for(
+        "tessera::genred::combine_2d",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+            space, 0, static_cast<std::int64_t>(shape.batch * n_outer)),
+        combine);
+  }
+}
+
+template <class ExecSpace, class T, class Index, class Formula, class Reduction, class PG,
+          class IG, class JG, class OutputsT>
+void dispatch(const ExecSpace& space, const GenredOptions& options, const Shape& shape,
+              const Formula& formula, const Reduction& reduction, int formula_dim,
+              const PG& params, const IG& ivars, const JG& jvars, const OutputsT& outputs) {
+  constexpr int FD = Formula::out_dim;
+  auto run         = [&](auto summation_tag) {
+    constexpr Summation S = decltype(summation_tag)::value;
+    const auto red        = make_reducer<Reduction, T, FD, S>(reduction, formula_dim);
+    using Red             = std::decay_t<decltype(red)>;
+    if (options.axis == Axis::j) {
+      launch<ExecSpace, T, Index, Formula, Red, true>(space, options, shape, formula, red,
+                                                      formula_dim, params, ivars, jvars, outputs);
+    } else {
+      launch<ExecSpace, T, Index, Formula, Red, false>(space, options, shape, formula, red,
+                                                       formula_dim, params, ivars, jvars, outputs);
+    }
+  };
+  using Direct = std::integral_constant<Summation, Summation::direct>;
+  using Block  = std::integral_constant<Summation, Summation::block_sum>;
+  using Kahan  = std::integral_constant<Summation, Summation::kahan>;
+  if constexpr (uses_summation<Reduction>) {
+    switch (options.summation) {
+      case Summation::direct: run(Direct{}); break;
+      case Summation::kahan: run(Kahan{}); break;
+      default: run(Block{}); break;
+    }
+  } else {
+    run(Block{});  // the summation option does not change min/max arithmetic
+  }
+}
+
+template <class... Packs>
+struct FirstScalar;
+template <class... Views, class... Rest>
+struct FirstScalar<std::tuple<Views...>, Rest...> {
+  using type = typename std::conditional_t<
+      (sizeof...(Views) > 0),
+      std::tuple_element<0, std::tuple<Views..., Kokkos::View<float**>>>,
+      FirstScalar<Rest...>>::type;
+};
+template <>
+struct FirstScalar<> {
+  using type = Kokkos::View<float**>;  // no variable at all: rejected by a static_assert
+};
+
+}  // namespace Impl
+
+/// a = Reduction over j (or over i, options.axis) of formula(p, x_i, y_j); see the file comment
+/// for shapes, checks and costs. `out` is a View, or tessera::outputs(values, indices) for
+/// MinArgMin, MaxArgMax and KMinArgKMin.
+template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
+          class Output>
+void genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
+            const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
+            const Output& out, const GenredOptions& options = {}) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "tessera::genred: the first argument must be a Kokkos execution space instance");
+  using FirstVar = typename Impl::FirstScalar<std::tuple<P...>, std::tuple<I...>,
+                                              std::tuple<J...>>::type;
+  static_assert(sizeof...(P) + sizeof...(I) + sizeof...(J) > 0,
+                "tessera::genred: the formula needs at least one variable");
+  using T = typename FirstVar::non_const_value_type;
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "tessera::genred: variables must be float or double");
+  static_assert((std::is_same_v<typename P::non_const_value_type, T> && ...) &&
+                    (std::is_same_v<typename I::non_const_value_type, T> && ...) &&
+                    (std::is_same_v<typename J::non_const_value_type, T> && ...),
+                "tessera::genred: all variables must have the same scalar type");
+  constexpr int rank = FirstVar::rank;
+  static_assert(((P::rank == rank) && ...) && ((I::rank == rank) && ...) &&
+                    ((J::rank == rank) && ...),
+                "tessera::genred: variables must be all rank 2 (unbatched) or all rank 3 "
+                "(batched)");
+  static_assert((Impl::accessible_from<ExecSpace, P>() && ...) &&
+                    (Impl::accessible_from<ExecSpace, I>() && ...) &&
+                    (Impl::accessible_from<ExecSpace, J>() && ...),
+                "tessera::genred: every variable View must be accessible from the execution "
+                "space");
+  static_assert(sizeof...(P) == Formula::param_dims::count,
+                "tessera::genred: the number of parameter Views differs from the formula's "
+                "param_dims");
+  static_assert(sizeof...(I) == Formula::i_dims::count,
+                "tessera::genred: the number of i-variable Views differs from the formula's "
+                "i_dims");
+  static_assert(sizeof...(J) == Formula::j_dims::count,
+                "tessera::genred: the number of j-variable Views differs from the formula's "
+                "j_dims");
+
+  using Facts = Impl::ReductionFacts<Reduction>;
+  static_assert(!(Facts::writes_values && Facts::writes_indices) ||
+                    Impl::is_outputs<Output>,
+                "tessera::genred: this reduction writes values and indices: pass "
+                "tessera::outputs(values, indices)");
+  const auto outs = Impl::split_outputs<Reduction, T>(out);
+  using ValuesView  = typename decltype(outs)::values_type;
+  using IndicesView = typename decltype(outs)::indices_type;
+  using Index       = typename IndicesView::non_const_value_type;
+  static_assert(Kokkos::is_view<ValuesView>::value && Kokkos::is_view<IndicesView>::value,
+                "tessera::genred: outputs must be Kokkos Views");
+  static_assert(!Facts::writes_values ||
+                    (std::is_same_v<typename ValuesView::value_type, T> && ValuesView::rank == rank),
+                "tessera::genred: the values output must be a non-const View of the variables' "
+                "scalar type and of the variables' rank");
+  static_assert(!Facts::writes_indices ||
+                    (std::is_integral_v<typename IndicesView::value_type> &&
+                     !std::is_const_v<typename IndicesView::value_type> &&
+                     IndicesView::rank == rank),
+                "tessera::genred: the indices output must be a non-const View of an integer "
+                "type and of the variables' rank");
+  static_assert(Impl::accessible_from<ExecSpace, ValuesView>() &&
+                    Impl::accessible_from<ExecSpace, IndicesView>(),
+                "tessera::genred: output Views must be accessible from the execution space");
+
+  // ---- extents
+  Impl::Shape shape{rank == 3, 1, 0, 0};
+  const bool axis_j = options.axis == Axis::j;
+  const auto& i_views = i.views;
+  const auto& j_views = j.views;
+  if constexpr (rank == 3) {
+    std::apply([&](const auto& first, const auto&...) { shape.batch = first.extent(0); },
+               std::tuple_cat(params.views, i_views, j_views));
+  }
+  if constexpr (sizeof...(I) > 0) {
+    shape.m = Impl::rows_of(std::get<0>(i_views));
+  } else {
+    Impl::require(axis_j, "genred", "Axis::i needs at least one i-variable to define M");
+    shape.m = Facts::writes_values ? Impl::rows_of(outs.values) : Impl::rows_of(outs.indices);
+  }
+  if constexpr (sizeof...(J) > 0) {
+    shape.n = Impl::rows_of(std::get<0>(j_views));
+  } else {
+    Impl::require(!axis_j, "genred", "Axis::j needs at least one j-variable to define N");
+    shape.n = Facts::writes_values ? Impl::rows_of(outs.values) : Impl::rows_of(outs.indices);
+  }
+  Impl::require_int_extent("genred", "batch", shape.batch);
+  Impl::require_int_extent("genred", "M", shape.m);
+  Impl::require_int_extent("genred", "N", shape.n);
+
+  VariableDims dims;
+  dims.params = Impl::check_pack<typename Formula::param_dims>("params", params.views, shape, 1,
+                                                               " (parameters have one row)");
+  dims.i = Impl::check_pack<typename Formula::i_dims>("i_vars", i_views, shape, shape.m, " = M");
+  dims.j = Impl::check_pack<typename Formula::j_dims>("j_vars", j_views, shape, shape.n, " = N");
+
+  int formula_dim = Formula::out_dim;
+  if constexpr (Formula::out_dim < 0) formula_dim = formula.output_dim(dims);
+  Impl::require(formula_dim >= 1, "genred",
+                Impl::concat("formula output dimension must be at least 1 (got ", formula_dim,
+                             ")"));
+  if constexpr (Impl::is_weighted_reduction<Reduction>) {
+    Impl::require(formula_dim >= 2, "genred",
+                  Impl::concat("formula output dimension (got ", formula_dim,
+                               ", expected at least 2) must hold [f, weights...] for this "
+                               "weighted reduction"));
+  }
+  const std::size_t reduced = axis_j ? shape.n : shape.m;
+  const int k               = Impl::reduction_k(reduction);
+  Impl::require(k >= 1 && static_cast<std::size_t>(k) <= reduced, "genred",
+                Impl::concat("k (got ", k, ") must be in [1, ", reduced,
+                             "], the reduced extent"));
+  const auto facts = Impl::make_reducer<Reduction, T, Formula::out_dim, Summation::direct>(
+      reduction, formula_dim);
+  const std::size_t out_rows = axis_j ? shape.m : shape.n;
+  const char* rows_name      = axis_j ? " = M" : " = N, for Axis::i";
+  const char* values_name  = Facts::writes_indices ? "out.values" : "out";
+  const char* indices_name = Facts::writes_values ? "out.indices" : "out";
+  Impl::require_int_extent("genred", "output columns",
+                           static_cast<std::size_t>(k) * static_cast<std::size_t>(formula_dim));
+  if constexpr (Facts::writes_values) {
+    Impl::check_output(values_name, outs.values, shape, out_rows, rows_name, facts.out_columns());
+  }
+  if constexpr (Facts::writes_indices) {
+    Impl::check_output(indices_name, outs.indices, shape, out_rows, rows_name,
+                       facts.out_columns());
+  }
+
+  // ---- launch
+  using Kernel = Impl::TiledReduce<ExecSpace, T, Formula,
+                                   Impl::Reducer<Reduction, T, Formula::out_dim,
+                                                 Summation::direct>,
+                                   true, Index>;
+  const auto pg = Kernel::PG::from_views(params.views);
+  const auto ig = Kernel::IG::from_views(i_views);
+  const auto jg = Kernel::JG::from_views(j_views);
+  Impl::dispatch<ExecSpace, T, Index>(space, options, shape, formula, reduction, formula_dim, pg,
+                                      ig, jg, outs);
+}
+
+/// genred without parameter variables.
+template <class ExecSpace, class Reduction, class Formula, class... I, class... J, class Output,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
+            const IVars<I...>& i, const JVars<J...>& j, const Output& out,
+            const GenredOptions& options = {}) {
+  genred(space, reduction, formula, Params<>{}, i, j, out, options);
+}
+
+/// genred on Kokkos::DefaultExecutionSpace.
+template <class Reduction, class Formula, class... P, class... I, class... J, class Output,
+          class = std::enable_if_t<!Kokkos::is_execution_space<Reduction>::value>>
+void genred(const Reduction& reduction, const Formula& formula, const Params<P...>& params,
+            const IVars<I...>& i, const JVars<J...>& j, const Output& out,
+            const GenredOptions& options = {}) {
+  genred(Kokkos::DefaultExecutionSpace{}, reduction, formula, params, i, j, out, options);
+}
+
+/// genred on Kokkos::DefaultExecutionSpace, without parameter variables.
+template <class Reduction, class Formula, class... I, class... J, class Output,
+          class = std::enable_if_t<!Kokkos::is_execution_space<Reduction>::value>>
+void genred(const Reduction& reduction, const Formula& formula, const IVars<I...>& i,
+            const JVars<J...>& j, const Output& out, const GenredOptions& options = {}) {
+  genred(Kokkos::DefaultExecutionSpace{}, reduction, formula, Params<>{}, i, j, out, options);
+}
+
+}  // namespace tessera

@@ -1,0 +1,219 @@
+// The team-policy kernel behind both Genred schemes (KeOps GpuConv1D, generalised).
+//
+// A team owns a tile of `team_size` outer rows (one per thread) and one chunk of the reduced
+// index range. Each thread keeps its outer row and its accumulator in registers (in per-thread
+// scratch when sizes are only known at run time); the team stages tiles of `tile_j` inner rows
+// in scratch level 0, then every thread folds F(p, x_i, y_j) over the staged rows. With one
+// chunk (1D scheme) the thread writes its final output row; with several (2D scheme) it writes
+// its accumulator to a partial buffer that combine_partials.hpp reduces.
+#pragma once
+
+#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/genred/impl/reducers.hpp>
+#include <tessera/genred/impl/var_group.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <utility>
+
+namespace tessera {
+namespace Impl {
+
+/// Output Views reduced to pointers and strides; writes one row of values and/or indices.
+template <class T, class Index>
+struct OutputAccess {
+  T* values = nullptr;
+  std::int64_t vsb = 0, vsr = 0, vsc = 0;
+  Index* indices = nullptr;
+  std::int64_t isb = 0, isr = 0, isc = 0;
+
+  struct Row {
+    T* v;
+    std::int64_t vsc;
+    Index* ix;
+    std::int64_t isc;
+    KOKKOS_INLINE_FUNCTION void value(int c, T x) const { v[c * vsc] = x; }
+    KOKKOS_INLINE_FUNCTION void index(int c, int j) const { ix[c * isc] = static_cast<Index>(j); }
+  };
+  KOKKOS_INLINE_FUNCTION Row row(int b, int r) const {
+    return {values + b * vsb + r * vsr, vsc, indices + b * isb + r * isr, isc};
+  }
+};
+
+/// Per-row accumulators of the 2D scheme: row p holds `nv` values and `ni` indices.
+template <class T>
+struct PartialBuffer {
+  T* values   = nullptr;
+  int* indices = nullptr;
+  int nv = 0, ni = 0;
+  KOKKOS_INLINE_FUNCTION AccRef<T> row(std::int64_t p) const {
+    return {values + p * nv, indices + p * ni};
+  }
+};
+
+/// Round a packed row width up so that staged rows start on 16-byte boundaries.
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr int padded_width(int w) {
+  constexpr int v = 16 / static_cast<int>(sizeof(T));
+  return w <= 2 ? w : (w + v - 1) / v * v;
+}
+
+/// Bytes of a per-thread or per-team buffer of n scalars, with alignment slack.
+template <class S>
+constexpr std::size_t buffer_bytes(int n) {
+  return n > 0 ? static_cast<std::size_t>(n) * sizeof(S) + 16 : 0;
+}
+
+template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index>
+struct TiledReduce {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using PG     = VarGroup<T, typename Formula::param_dims>;
+  using IG     = VarGroup<T, typename Formula::i_dims>;
+  using JG     = VarGroup<T, typename Formula::j_dims>;
+  using OuterG = std::conditional_t<OuterIsI, IG, JG>;
+  using InnerG = std::conditional_t<OuterIsI, JG, IG>;
+
+  static constexpr int FD = Formula::out_dim;
+  static constexpr int OW = OuterG::static_width;
+  static constexpr int IW = InnerG::static_width;
+  static constexpr int SV = Red::static_acc_values;
+  static constexpr int SI = Red::static_acc_indices;
+
+  Formula formula;
+  Red red;
+  PG params;
+  IG ivars;
+  JG jvars;
+  int formula_dim;  // run-time output dimension of the formula
+  int n_outer;      // rows of the outer (output) index
+  int n_inner;      // rows of the reduced index
+  int tiles_outer;  // ceil(n_outer / team_size)
+  int team_size;
+  int tile_j;
+  int chunks;       // reduced-range chunks (1: 1D scheme)
+  int chunk_rows;   // reduced rows per chunk, a multiple of tile_j
+  int thread_scratch_level;
+  OutputAccess<T, Index> out;
+  PartialBuffer<T> partial;
+
+  KOKKOS_INLINE_FUNCTION const OuterG& outer() const {
+    if constexpr (OuterIsI) {
+      return ivars;
+    } else {
+      return jvars;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION const InnerG& inner() const {
+    if constexpr (OuterIsI) {
+      return jvars;
+    } else {
+      return ivars;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION int inner_stride() const { return padded_width<T>(inner().width()); }
+
+  // ---- scratch sizes (host)
+  std::size_t team_scratch_bytes() const {
+    return buffer_bytes<T>(tile_j * padded_width<T>(inner().width())) +
+           buffer_bytes<T>(params.width() + 1);
+  }
+  std::size_t thread_scratch_bytes() const {
+    std::size_t bytes = 0;
+    if (OW < 0) bytes += buffer_bytes<T>(outer().width());
+    if (FD < 0) bytes += buffer_bytes<T>(formula_dim);
+    if (SV < 0) bytes += buffer_bytes<T>(red.acc_values());
+    if (SI < 0) bytes += buffer_bytes<int>(red.acc_indices());
+    return bytes;
+  }
+
+  // ---- formula evaluation: arguments in the order params, i-variables, j-variables, output
+  template <std::size_t... P, std::size_t... I, std::size_t... J>
+  KOKKOS_INLINE_FUNCTION void eval_impl(const T* prow, const T* irow, const T* jrow, T* f,
+                                        std::index_sequence<P...>, std::index_sequence<I...>,
+                                        std::index_sequence<J...>) const {
+    formula(params.template span<static_cast<int>(P)>(prow)...,
+            ivars.template span<static_cast<int>(I)>(irow)...,
+            jvars.template span<static_cast<int>(J)>(jrow)..., Out<T, FD>(f, formula_dim));
+  }
+  KOKKOS_INLINE_FUNCTION void eval(const T* prow, const T* outer_row, const T* inner_row,
+                                   T* f) const {
+    const T* irow = OuterIsI ? outer_row : inner_row;
+    const T* jrow = OuterIsI ? inner_row : outer_row;
+    eval_impl(prow, irow, jrow, f, std::make_index_sequence<PG::count>(),
+              std::make_index_sequence<IG::count>(), std::make_index_sequence<JG::count>());
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int league = team.league_rank();
+    const int chunk  = league % chunks;
+    const int tile   = (league / chunks) % tiles_outer;
+    const int b      = league / chunks / tiles_outer;
+    const int o      = tile * team_size + team.team_rank();
+    const bool active = o < n_outer;
+
+    const int stride = inner_stride();
+    T* tile_buf = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(
+        static_cast<std::size_t>(tile_j) * stride * sizeof(T), 16));
+    T* prow = static_cast<T*>(
+        team.team_scratch(0).get_shmem_aligned((params.width() + 1) * sizeof(T), 16));
+
+    // Registers when sizes are static, per-thread scratch otherwise.
+    T outer_local[OW > 0 ? OW : 1];
+    T f_local[FD > 0 ? FD : 1];
+    T acc_v_local[SV > 0 ? SV : 1];
+    int acc_i_local[SI > 0 ? SI : 1];
+    auto& ts       = team.thread_scratch(thread_scratch_level);
+    T* outer_row   = outer_local;
+    T* f           = f_local;
+    AccRef<T> acc{acc_v_local, acc_i_local};
+    if constexpr (OW < 0) {
+      outer_row = static_cast<T*>(ts.get_shmem_aligned(outer().width() * sizeof(T), 16));
+    }
+    if constexpr (FD < 0) {
+      f = static_cast<T*>(ts.get_shmem_aligned(formula_dim * sizeof(T), 16));
+    }
+    if constexpr (SV < 0) {
+      acc.val = static_cast<T*>(ts.get_shmem_aligned(red.acc_values() * sizeof(T), 16));
+    }
+    if constexpr (SI < 0) {
+      acc.idx = static_cast<int*>(ts.get_shmem_aligned(red.acc_indices() * sizeof(int), 16));
+    }
+
+    if (PG::count > 0) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { params.load_row(b, 0, prow); });
+    }
+    if (active) outer().load_row(b, o, outer_row);
+    red.init(acc);
+
+    const int j_begin = chunk * chunk_rows;
+    const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
+    for (int j0 = j_begin; j0 < j_end; j0 += tile_j) {
+      const int rows = j_end - j0 < tile_j ? j_end - j0 : tile_j;
+      team.team_barrier();  // the previous tile has been consumed
+      inner().load_tile(team, b, j0, rows, stride, tile_buf);
+      team.team_barrier();  // the tile is complete
+      if (active) {
+        TESSERA_UNROLL(4)
+        for (int jj = 0; jj < rows; ++jj) {
+          eval(prow, outer_row, tile_buf + jj * stride, f);
+          red.add(acc, f, j0 + jj);
+        }
+        red.end_tile(acc);
+      }
+    }
+
+    if (!active) return;
+    if (chunks == 1) {
+      red.finalize(acc, out.row(b, o));
+    } else {
+      const AccRef<T> dst = partial.row((static_cast<std::int64_t>(b) * n_outer + o) * chunks +
+                                        chunk);
+      for (int s = 0; s < red.acc_values(); ++s) dst.val[s] = acc.val[s];
+      for (int s = 0; s < red.acc_indices(); ++s) dst.idx[s] = acc.idx[s];
+    }
+  }
+};
+
+}  // namespace Impl
+}  // namespace tessera

@@ -1,0 +1,41 @@
+// Options of tessera::genred: which index is reduced, how sums are accumulated, which scheme.
+#pragma once
+
+namespace tessera {
+
+/// The index a reduction runs over.
+enum class Axis {
+  j,  ///< a_i = Reduction_j F(p, x_i, y_j): one output row per i (M rows). The default.
+  i   ///< a_j = Reduction_i F(p, x_i, y_j): one output row per j (N rows), the transposed form.
+};
+
+/// How running sums are accumulated (Sum, LogSumExp, LogSumExpWeighted, SumSoftMaxWeight).
+enum class Summation {
+  direct,     ///< one running sum: fastest, error grows like N * eps
+  block_sum,  ///< a running sum per staged tile, folded into the total after each tile (default):
+              ///< error grows like (N / tile + tile) * eps at almost no cost
+  kahan       ///< compensated (Kahan) summation: error independent of N, ~4x the adds
+};
+
+/// How the (i, j) plane is spread over teams.
+enum class Scheme {
+  automatic,  ///< chosen from the sizes and the execution space's concurrency (default)
+  tiled_1d,   ///< a team per tile of output rows, looping over all reduced rows (KeOps GpuConv1D)
+  tiled_2d    ///< (row tile, reduced-range chunk) pairs spread over teams, partial results
+              ///< combined by a second kernel; for few output rows and many reduced rows
+};
+
+/// Options of tessera::genred; every field has a working default.
+struct GenredOptions {
+  Axis axis           = Axis::j;
+  Summation summation = Summation::block_sum;
+  Scheme scheme       = Scheme::automatic;
+  /// Threads per team (= output rows per team tile); 0 picks the default of core/tiling.hpp.
+  int team_size = 0;
+  /// Reduced rows staged in scratch memory at a time; 0 picks the default of core/tiling.hpp.
+  int tile_j = 0;
+  /// Chunks the reduced range is cut into by the 2D scheme; 0 derives it from the concurrency.
+  int chunks_2d = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,79 @@
+// The variables and outputs of a genred call: packs of Kokkos Views.
+//
+// Each variable is a View of rank 2, (rows, dim), or of rank 3, (batch, rows, dim), with
+// rows = M for i-variables, N for j-variables and 1 for parameter variables. Any layout works
+// (LayoutRight, LayoutLeft, LayoutStride). In one call all Views are unbatched or all batched
+// with the same batch extent.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+namespace tessera {
+
+/// The i-indexed variables x_i of a genred call; make with tessera::i_vars(x, ...).
+template <class... Views>
+struct IVars {
+  std::tuple<Views...> views;
+};
+/// The j-indexed variables y_j of a genred call; make with tessera::j_vars(y, b, ...).
+template <class... Views>
+struct JVars {
+  std::tuple<Views...> views;
+};
+/// The parameter variables p of a genred call, one row each; make with tessera::params(p, ...).
+template <class... Views>
+struct Params {
+  std::tuple<Views...> views;
+};
+/// A values View and an indices View, for the reductions that write both (MinArgMin,
+/// MaxArgMax, KMinArgKMin); make with tessera::outputs(values, indices).
+template <class ValuesView, class IndicesView>
+struct Outputs {
+  using values_type  = ValuesView;
+  using indices_type = IndicesView;
+  ValuesView values;
+  IndicesView indices;
+};
+
+namespace Impl {
+template <class T>
+inline constexpr bool is_outputs = false;
+template <class V, class I>
+inline constexpr bool is_outputs<Outputs<V, I>> = true;
+
+template <class V>
+inline constexpr bool is_variable_view =
+    Kokkos::is_view<V>::value && (V::rank == 2 || V::rank == 3) &&
+    std::is_floating_point<typename V::non_const_value_type>::value;
+}  // namespace Impl
+
+template <class... Views>
+IVars<Views...> i_vars(const Views&... views) {
+  static_assert((Impl::is_variable_view<Views> && ...),
+                "tessera::i_vars: each variable must be a Kokkos::View of float or double, of "
+                "rank 2 (M, dim) or rank 3 (batch, M, dim)");
+  return {std::tuple<Views...>(views...)};
+}
+template <class... Views>
+JVars<Views...> j_vars(const Views&... views) {
+  static_assert((Impl::is_variable_view<Views> && ...),
+                "tessera::j_vars: each variable must be a Kokkos::View of float or double, of "
+                "rank 2 (N, dim) or rank 3 (batch, N, dim)");
+  return {std::tuple<Views...>(views...)};
+}
+template <class... Views>
+Params<Views...> params(const Views&... views) {
+  static_assert((Impl::is_variable_view<Views> && ...),
+                "tessera::params: each parameter must be a Kokkos::View of float or double, of "
+                "rank 2 (1, dim) or rank 3 (batch, 1, dim)");
+  return {std::tuple<Views...>(views...)};
+}
+template <class ValuesView, class IndicesView>
+Outputs<ValuesView, IndicesView> outputs(const ValuesView& values, const IndicesView& indices) {
+  return {values, indices};
+}
+
+}  // namespace tessera

@@ -1,0 +1,280 @@
+// Shared pieces of the genred tests: random variables, a formula that exercises parameters,
+// several i/j variables and a 3-D output, and a checker that runs genred over schemes, axes and
+// summation modes and compares with the double-precision host reference.
+#pragma once
+
+#include <tessera/genred/builtin_formulas.hpp>
+#include <tessera/genred/genred.hpp>
+
+#include "execution_spaces.hpp"
+#include "reference/genred_reference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tessera_test {
+
+/// F = [-p |x - y|^2,  b0 + x.y,  b1 exp(-|x - y|^2)]: a parameter, one i-variable, two
+/// j-variables, three output components with different minimisers. With b > 0 the last two
+/// components are positive, so they serve as the weights g of the weighted reductions.
+struct MixedFormula {
+  using param_dims             = tessera::Dims<1>;
+  using i_dims                 = tessera::Dims<3>;
+  using j_dims                 = tessera::Dims<3, 2>;
+  static constexpr int out_dim = 3;
+
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(tessera::In<T, 1> p, tessera::In<T, 3> x,
+                                         tessera::In<T, 3> y, tessera::In<T, 2> b,
+                                         tessera::Out<T, 3> out) const {
+    const T r2 = tessera::squared_distance(x, y);
+    out[0]     = -p[0] * r2;
+    out[1]     = b[0] + tessera::dot(x, y);
+    out[2]     = b[1] * tessera::math::exp(-r2);
+  }
+};
+
+/// Host data of one test problem, already rounded to the tested scalar type.
+struct ProblemData {
+  int batch = 0;  // 0: unbatched (rank-2 Views)
+  int m = 0, n = 0;
+  std::vector<double> p, x, y, b;  // [batch][rows][dim]
+  int batches() const { return batch > 0 ? batch : 1; }
+};
+
+template <class T>
+ProblemData make_problem(int batch, int m, int n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0), weight(0.5, 1.5);
+  ProblemData d;
+  d.batch = batch;
+  d.m     = m;
+  d.n     = n;
+  const int nb = d.batches();
+  auto fill    = [&](std::vector<double>& v, std::size_t count, auto& dist) {
+    v.resize(count);
+    for (auto& e : v) e = static_cast<double>(static_cast<T>(dist(gen)));
+  };
+  fill(d.x, static_cast<std::size_t>(nb) * m * 3, unit);
+  fill(d.y, static_cast<std::size_t>(nb) * n * 3, unit);
+  fill(d.b, static_cast<std::size_t>(nb) * n * 2, weight);
+  d.p.assign(nb, 4.0);
+  return d;
+}
+
+/// A device View (rank 2 if unbatched, 3 if batched) holding host data (batch, rows, dim).
+template <class T, class Space>
+auto to_view(const std::string& label, const std::vector<double>& data, int batch, int rows,
+             int dim) {
+  using View3 = Kokkos::View<T***, Kokkos::LayoutRight, typename Space::memory_space>;
+  View3 v(label, batch > 0 ? batch : 1, rows, dim);
+  auto h = Kokkos::create_mirror_view(v);
+  for (std::size_t e = 0; e < data.size(); ++e) h.data()[e] = static_cast<T>(data[e]);
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+/// Reference F values of MixedFormula on the problem, in double, for either axis.
+inline tessera_ref::RowFormula reference_formula(const ProblemData& d, tessera::Axis axis) {
+  return [&d, axis](int b, int outer, int inner, double* out) {
+    const int i = axis == tessera::Axis::j ? outer : inner;
+    const int j = axis == tessera::Axis::j ? inner : outer;
+    const double* p  = &d.p[b];
+    const double* x  = &d.x[(static_cast<std::size_t>(b) * d.m + i) * 3];
+    const double* y  = &d.y[(static_cast<std::size_t>(b) * d.n + j) * 3];
+    const double* bb = &d.b[(static_cast<std::size_t>(b) * d.n + j) * 2];
+    MixedFormula{}(tessera::In<double, 1>(p, 1), tessera::In<double, 3>(x, 3),
+                   tessera::In<double, 3>(y, 3), tessera::In<double, 2>(bb, 2),
+                   tessera::Out<double, 3>(out, 3));
+  };
+}
+
+/// Per-type tolerances. Float: F itself carries a few ulp (6e-8) of error and block sums of
+/// 256-row tiles add at most (N / 256 + 256) ulp per unit of sum |F|; 3e-5 covers both for
+/// N <= 5000. Double: the same argument with 1e-16 ulps.
+template <class T>
+constexpr double tolerance() {
+  return std::is_same_v<T, float> ? 3e-5 : 1e-12;
+}
+
+/// Host copies of the values/indices a genred call wrote, as (batch * rows, cols) arrays.
+template <class View>
+std::vector<double> host_values(const View& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<double> out(h.size());
+  for (std::size_t e = 0; e < h.size(); ++e) out[e] = static_cast<double>(h.data()[e]);
+  return out;
+}
+
+/// Compares one reduction's output with the reference, family by family; see reductions.hpp.
+template <class Reduction>
+void expect_matches(const Reduction&, const tessera_ref::Expected& ref,
+                    const std::vector<double>& values, const std::vector<double>& indices,
+                    int dim, int k, double tol, const std::string& where) {
+  using namespace tessera;
+  constexpr bool has_values  = Impl::ReductionFacts<Reduction>::writes_values;
+  constexpr bool has_indices = Impl::ReductionFacts<Reduction>::writes_indices;
+  const std::size_t rows     = ref.cols ? ref.values.size() / ref.cols : 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (int col = 0; col < ref.cols; ++col) {
+      const std::size_t e = r * ref.cols + col;
+      const int c         = col % dim;  // component (K-reductions: col = t * dim + c)
+      const std::vector<double>& Fc = ref.row_values[r * dim + c];
+      double abs_sum = 0, abs_max = 0;
+      for (double f : Fc) {
+        abs_sum += std::fabs(f);
+        abs_max = std::max(abs_max, std::fabs(f));
+      }
+      const std::string at = where + " row " + std::to_string(r) + " col " + std::to_string(col);
+      if constexpr (std::is_same_v<Reduction, Sum>) {
+        EXPECT_NEAR(values[e], ref.values[e], tol * abs_sum + 1e-300) << at;
+      } else if constexpr (std::is_same_v<Reduction, LogSumExp>) {
+        if (std::isinf(ref.values[e])) {
+          EXPECT_EQ(values[e], ref.values[e]) << at;
+        } else {
+          EXPECT_NEAR(values[e], ref.values[e], tol * (1 + abs_max)) << at;
+        }
+      } else if constexpr (Impl::is_weighted_reduction<Reduction>) {
+        const std::vector<double>& F0 = ref.row_values[r * dim];
+        double f_max = 0, g_max = 0;
+        for (double f : F0) f_max = std::max(f_max, std::fabs(f));
+        for (double g : ref.row_values[r * dim + col + 1]) g_max = std::max(g_max, std::fabs(g));
+        if (std::isinf(ref.values[e])) {
+          EXPECT_EQ(values[e], ref.values[e]) << at;
+        } else if constexpr (std::is_same_v<Reduction, LogSumExpWeighted>) {
+          EXPECT_NEAR(values[e], ref.values[e], tol * (1 + f_max + std::log1p(g_max))) << at;
+        } else {
+          EXPECT_NEAR(values[e], ref.values[e], tol * (1 + f_max) * g_max) << at;
+        }
+      } else {  // min / max / k-min families
+        const double value_tol = tol * (1 + abs_max);
+        if constexpr (has_values) {
+          if (std::isinf(ref.values[e])) {
+            EXPECT_EQ(values[e], ref.values[e]) << at;
+          } else {
+            EXPECT_NEAR(values[e], ref.values[e], value_tol) << at;
+          }
+        }
+        if constexpr (has_indices) {
+          const long j = static_cast<long>(indices[e]);
+          if (ref.indices[e] < 0) {
+            EXPECT_EQ(j, -1) << at;
+          } else {
+            // Near-ties may legitimately pick another index in float: accept any index whose
+            // exact F value is within the tolerance of the reference value.
+            ASSERT_GE(j, 0) << at;
+            ASSERT_LT(j, static_cast<long>(Fc.size())) << at;
+            EXPECT_NEAR(Fc[j], ref.values[e], value_tol) << at;
+            if (k > 1) {  // K-reductions: no index twice in a row's list
+              for (int t = 0; t < col / dim; ++t) {
+                EXPECT_NE(static_cast<long>(indices[r * ref.cols + t * dim + c]), j) << at;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+struct SizeCase {
+  int batch, m, n;
+};
+
+/// The sizes every reduction is tested on: 0, 1, primes, tile-straddling sizes, M << N,
+/// M >> N, and batches.
+inline std::vector<SizeCase> standard_sizes() {
+  return {{0, 1, 1},    {0, 7, 255},   {0, 255, 1000}, {0, 1000, 7}, {0, 4099, 257},
+          {0, 3, 4099}, {0, 0, 5},     {3, 37, 61},    {2, 0, 4},    {1, 5, 3}};
+}
+
+/// Runs `reduction` on MixedFormula over every size, both axes, both schemes (and automatic)
+/// and, when it matters, every summation mode, comparing with the reference.
+template <class Space, class T, class Reduction>
+void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = standard_sizes()) {
+  using namespace tessera;
+  constexpr bool has_values  = Impl::ReductionFacts<Reduction>::writes_values;
+  constexpr bool has_indices = Impl::ReductionFacts<Reduction>::writes_indices;
+  constexpr int dim          = MixedFormula::out_dim;
+  const int k                = Impl::reduction_k(reduction);
+  const std::vector<Summation> summations =
+      Impl::uses_summation<Reduction>
+          ? std::vector<Summation>{Summation::direct, Summation::block_sum, Summation::kahan}
+          : std::vector<Summation>{Summation::block_sum};
+  unsigned seed = 7;
+  for (const SizeCase& s : sizes) {
+    const ProblemData d = make_problem<T>(s.batch, s.m, s.n, ++seed);
+    auto p              = to_view<T, Space>("p", d.p, s.batch, 1, 1);
+    auto x              = to_view<T, Space>("x", d.x, s.batch, s.m, 3);
+    auto y              = to_view<T, Space>("y", d.y, s.batch, s.n, 3);
+    auto b              = to_view<T, Space>("b", d.b, s.batch, s.n, 2);
+    for (Axis axis : {Axis::j, Axis::i}) {
+      const int n_outer = axis == Axis::j ? s.m : s.n;
+      const int n_inner = axis == Axis::j ? s.n : s.m;
+      if (k > n_inner) continue;  // invalid by definition; see the validation tests
+      const tessera_ref::Expected ref =
+          tessera_ref::reduce(reduction, d.batches(), n_outer, n_inner, dim,
+                              reference_formula(d, axis));
+      for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d, Scheme::automatic}) {
+        for (Summation summation : summations) {
+          GenredOptions opt;
+          opt.axis      = axis;
+          opt.scheme    = scheme;
+          opt.summation = summation;
+          opt.chunks_2d = scheme == Scheme::tiled_2d ? 3 : 0;
+          const int rows = n_outer;
+          Kokkos::View<T***, typename Space::memory_space> values("values", d.batches(), rows,
+                                                                  ref.cols);
+          Kokkos::View<std::int64_t***, typename Space::memory_space> indices(
+              "indices", d.batches(), rows, ref.cols);
+          Kokkos::deep_copy(values, std::numeric_limits<T>::quiet_NaN());  // poison
+          Kokkos::deep_copy(indices, -7);
+          auto run = [&](auto pv, auto xv, auto yv, auto bv, auto vv, auto iv) {
+            auto out = [&]() {
+              if constexpr (has_values && has_indices) {
+                return tessera::outputs(vv, iv);
+              } else if constexpr (has_values) {
+                return vv;
+              } else {
+                return iv;
+              }
+            }();
+            tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(pv),
+                            tessera::i_vars(xv), tessera::j_vars(yv, bv), out, opt);
+          };
+          if (s.batch > 0) {
+            run(p, x, y, b, values, indices);
+          } else {
+            auto sub2 = [](auto v) { return Kokkos::subview(v, 0, Kokkos::ALL, Kokkos::ALL); };
+            run(sub2(p), sub2(x), sub2(y), sub2(b), sub2(values), sub2(indices));
+          }
+          const std::string where =
+              std::string(std::is_same_v<T, float> ? "float" : "double") + " B=" +
+              std::to_string(s.batch) + " M=" + std::to_string(s.m) + " N=" +
+              std::to_string(s.n) + (axis == Axis::j ? " axis j" : " axis i") + " scheme " +
+              std::to_string(static_cast<int>(scheme)) + " summation " +
+              std::to_string(static_cast<int>(summation));
+          const auto hv = host_values(values);
+          const auto hi = host_values(indices);
+          if (!has_values) {
+            for (double v : hv) ASSERT_TRUE(std::isnan(v)) << where << ": values written";
+          }
+          if (!has_indices) {
+            for (double v : hi) ASSERT_EQ(v, -7) << where << ": indices written";
+          }
+          expect_matches(reduction, ref, hv, hi, dim, k, tolerance<T>(), where);
+          if (::testing::Test::HasFailure()) return;  // one failing case is enough to read
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tessera_test

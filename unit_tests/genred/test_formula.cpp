@@ -1,0 +1,1 @@
+#include "genred/genred_test_support.hpp"
