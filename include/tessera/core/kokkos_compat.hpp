@@ -16,10 +16,11 @@
 #endif
 
 // Loop unrolling hint for the innermost tile loops (nvcc, clang and gcc spell it differently).
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__clang__)
-#define TESSERA_UNROLL(n) _Pragma("unroll")
+#define TESSERA_PRAGMA(x) _Pragma(#x)
+#if defined(__CUDACC__) || defined(__HIPCC__) || defined(__clang__)
+#define TESSERA_UNROLL(n) TESSERA_PRAGMA(unroll n)
 #elif defined(__GNUC__)
-#define TESSERA_UNROLL(n) _Pragma("GCC unroll 4")
+#define TESSERA_UNROLL(n) TESSERA_PRAGMA(GCC unroll n)
 #else
 #define TESSERA_UNROLL(n)
 #endif
@@ -30,6 +31,12 @@ namespace math {
 template <class T>
 KOKKOS_INLINE_FUNCTION T exp(T x) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::exp(x);
+}
+/// 2^x: one special-function instruction on GPUs (exp needs a range reduction on top), so
+/// formulas that can scale their argument by log2(e) ahead of time should prefer it.
+template <class T>
+KOKKOS_INLINE_FUNCTION T exp2(T x) {
+  return TESSERA_KOKKOS_MATH_NAMESPACE::exp2(x);
 }
 template <class T>
 KOKKOS_INLINE_FUNCTION T log(T x) {
