@@ -31,16 +31,6 @@ TileShape default_tile_shape(int scalar_bytes) {
   }
 }
 
-/// Threads of one team in the kernels that combine per-row partial results.
-template <class ExecSpace>
-int default_combine_team_size() {
-  if constexpr (is_device_space<ExecSpace>) {
-    return 128;
-  } else {
-    return 1;
-  }
-}
-
 /// Bytes of level-0 scratch (GPU shared memory) that per-thread buffers may use before they are
 /// moved to level-1 scratch (device memory). Leaves room for the staged tile and for two
 /// resident teams per multiprocessor.

@@ -37,9 +37,10 @@ KOKKOS_INLINE_FUNCTION auto dot(const X& x, const Y& y) {
   return s;
 }
 
-/// F(x_i, y_j) = |x_i - y_j|^2. Dimension D (or dynamic_extent); output dimension 1.
-template <int D>
-struct SquaredDistance {
+/// F(x_i, y_j) = Op(x_i, y_j), a scalar function of two points of dimension D (or
+/// dynamic_extent); output dimension 1.
+template <int D, class Op>
+struct PointPairFormula {
   using param_dims             = Dims<>;
   using i_dims                 = Dims<D>;
   using j_dims                 = Dims<D>;
@@ -47,23 +48,29 @@ struct SquaredDistance {
 
   template <class T, int E>
   KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, Out<T, 1> out) const {
-    out[0] = squared_distance(x, y);
+    out[0] = Op::apply(x, y);
   }
 };
 
-/// F(x_i, y_j) = x_i . y_j. Dimension D (or dynamic_extent); output dimension 1.
+struct SquaredDistanceOp {
+  template <class X, class Y>
+  KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
+    return squared_distance(x, y);
+  }
+};
+struct DotOp {
+  template <class X, class Y>
+  KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
+    return dot(x, y);
+  }
+};
+
+/// F(x_i, y_j) = |x_i - y_j|^2.
 template <int D>
-struct DotProduct {
-  using param_dims             = Dims<>;
-  using i_dims                 = Dims<D>;
-  using j_dims                 = Dims<D>;
-  static constexpr int out_dim = 1;
-
-  template <class T, int E>
-  KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, Out<T, 1> out) const {
-    out[0] = dot(x, y);
-  }
-};
+using SquaredDistance = PointPairFormula<D, SquaredDistanceOp>;
+/// F(x_i, y_j) = x_i . y_j.
+template <int D>
+using DotProduct = PointPairFormula<D, DotOp>;
 
 /// log2(e): exponentials are evaluated as exp2 of a pre-scaled argument, a single
 /// special-function instruction on GPUs, with the same accuracy as exp of the rounded argument.

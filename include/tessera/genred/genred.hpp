@@ -66,7 +66,6 @@ inline void check_extent(const std::string& arg, const char* what, std::size_t g
 
 /// The extents every View of a call must agree on.
 struct Shape {
-  bool batched;
   std::size_t batch;
   std::size_t m, n;
 };
@@ -390,7 +389,7 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
                 "tessera::genred: output Views must be accessible from the execution space");
 
   // ---- extents
-  Impl::Shape shape{rank == 3, 1, 0, 0};
+  Impl::Shape shape{1, 0, 0};
   const bool axis_j = options.axis == Axis::j;
   const auto& i_views = i.views;
   const auto& j_views = j.views;
