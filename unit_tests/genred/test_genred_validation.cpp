@@ -1,1 +1,479 @@
+// Argument checks of tessera::genred (the pre-conditions of genred/genred.hpp): every bad input
+// throws the documented exception type before any kernel runs (the poisoned output stays
+// untouched), with a message "tessera::genred: <argument> <what> (got X, expected Y...)" that
+// names the argument and both values.
 #include "genred/genred_test_support.hpp"
+
+#include <cstdint>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+namespace {
+
+using tessera::Dims;
+using tessera::dynamic_extent;
+using tessera::In;
+using tessera::Out;
+
+/// F = [p0 |x - y|^2 + u0, w0]: one parameter, two i-variables (x, u), two j-variables (y, w).
+struct TwoByTwo {
+  using param_dims             = Dims<1>;
+  using i_dims                 = Dims<3, 1>;
+  using j_dims                 = Dims<3, 1>;
+  static constexpr int out_dim = 2;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(In<T, 1> p, In<T, 3> x, In<T, 1> u, In<T, 3> y, In<T, 1> w,
+                                         Out<T, 2> out) const {
+    out[0] = p[0] * tessera::squared_distance(x, y) + u[0];
+    out[1] = w[0];
+  }
+};
+
+/// F = y0 + y1 + y2: j-variables only (M comes from the output with Axis::j).
+struct OnlyJ {
+  using param_dims             = Dims<>;
+  using i_dims                 = Dims<>;
+  using j_dims                 = Dims<3>;
+  static constexpr int out_dim = 1;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(In<T, 3> y, Out<T, 1> out) const {
+    out[0] = y[0] + y[1] + y[2];
+  }
+};
+
+/// F = x0: i-variables only.
+struct OnlyI {
+  using param_dims             = Dims<>;
+  using i_dims                 = Dims<3>;
+  using j_dims                 = Dims<>;
+  static constexpr int out_dim = 1;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(In<T, 3> x, Out<T, 1> out) const {
+    out[0] = x[0];
+  }
+};
+
+/// A formula whose run-time output dimension is 0 (invalid).
+struct EmptyOutput {
+  using param_dims             = Dims<>;
+  using i_dims                 = Dims<3>;
+  using j_dims                 = Dims<3>;
+  static constexpr int out_dim = dynamic_extent;
+  int output_dim(const tessera::VariableDims&) const { return 0; }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(In<T, 3>, In<T, 3>, Out<T, dynamic_extent>) const {}
+};
+
+constexpr int M = 5, N = 6;
+
+template <class Space>
+using View2 = Kokkos::View<float**, Kokkos::LayoutRight, typename Space::memory_space>;
+template <class Space>
+using View3 = Kokkos::View<float***, Kokkos::LayoutRight, typename Space::memory_space>;
+template <class Space>
+using Index2 = Kokkos::View<int**, Kokkos::LayoutRight, typename Space::memory_space>;
+
+template <class Space>
+View2<Space> filled(const char* label, int rows, int cols, unsigned seed) {
+  return tessera_test::to_view2<float, Space>(
+      label, tessera_test::random_values<float>(static_cast<std::size_t>(rows) * cols, 0, 1, seed),
+      rows, cols);
+}
+
+/// A poisoned values View (NaN) of the given shape.
+template <class Space>
+View2<Space> poisoned(int rows, int cols) {
+  View2<Space> v("out", rows, cols);
+  Kokkos::deep_copy(v, std::numeric_limits<float>::quiet_NaN());
+  return v;
+}
+template <class Space>
+Index2<Space> poisoned_indices(int rows, int cols) {
+  Index2<Space> v("indices", rows, cols);
+  Kokkos::deep_copy(v, -7);
+  return v;
+}
+
+template <class View>
+void expect_untouched(const View& v, const std::string& what) {
+  for (double e : tessera_test::host_rows(v)) {
+    if (std::is_floating_point_v<typename View::value_type>) {
+      ASSERT_TRUE(std::isnan(e)) << what << ": output written before the exception";
+    } else {
+      ASSERT_EQ(e, -7) << what << ": output written before the exception";
+    }
+  }
+}
+
+/// Expects call() to throw exactly Exception with a message that contains every part.
+template <class Exception, class Call>
+void expect_rejected(Call&& call, const std::vector<std::string>& parts) {
+  try {
+    call();
+    ADD_FAILURE() << "no exception; expected one mentioning \"" << parts.front() << "\"";
+  } catch (const Exception& e) {
+    const std::string msg = e.what();
+    for (const std::string& part : parts) {
+      EXPECT_NE(msg.find(part), std::string::npos)
+          << "message \"" << msg << "\" lacks \"" << part << "\"";
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type " << typeid(e).name() << ": " << e.what();
+  }
+}
+
+/// The valid call every test perturbs in one place: M = 5, N = 6, TwoByTwo.
+template <class Space>
+struct Valid {
+  View2<Space> p = filled<Space>("p", 1, 1, 1);
+  View2<Space> x = filled<Space>("x", M, 3, 2);
+  View2<Space> u = filled<Space>("u", M, 1, 3);
+  View2<Space> y = filled<Space>("y", N, 3, 4);
+  View2<Space> w = filled<Space>("w", N, 1, 5);
+};
+
+template <class Space>
+class GenredValidation : public ::testing::Test {};
+TYPED_TEST_SUITE(GenredValidation, tessera_test::ExecutionSpaces);
+
+// The unperturbed call is accepted and computes the right values: the rejections below are due
+// to their one perturbation only.
+TYPED_TEST(GenredValidation, ValidCallRuns) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  auto out = poisoned<Space>(M, 2);
+  tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(v.p),
+                  tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, v.w), out);
+  const auto p = tessera_test::host_rows(v.p), x = tessera_test::host_rows(v.x),
+             u = tessera_test::host_rows(v.u), y = tessera_test::host_rows(v.y),
+             w = tessera_test::host_rows(v.w), a = tessera_test::host_rows(out);
+  for (int i = 0; i < M; ++i) {
+    double s0 = 0, s1 = 0;
+    for (int j = 0; j < N; ++j) {
+      double r2 = 0;
+      for (int k = 0; k < 3; ++k)
+        r2 += (x[i * 3 + k] - y[j * 3 + k]) * (x[i * 3 + k] - y[j * 3 + k]);
+      s0 += p[0] * r2 + u[i];
+      s1 += w[j];
+    }
+    // Six float terms of size <= 4: a few ulp of 24 suffice.
+    EXPECT_NEAR(a[i * 2], s0, 1e-5) << "row " << i;
+    EXPECT_NEAR(a[i * 2 + 1], s1, 1e-5) << "row " << i;
+  }
+  // k = N is the largest valid k on Axis::j.
+  auto values  = poisoned<Space>(M, 2 * N);
+  auto indices = poisoned_indices<Space>(M, 2 * N);
+  tessera::genred(Space(), tessera::KMinArgKMin{N}, TwoByTwo{}, tessera::params(v.p),
+                  tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, v.w),
+                  tessera::outputs(values, indices));
+  const auto hi = tessera_test::host_rows(indices);
+  for (int i = 0; i < M; ++i) {  // component 1 is w_j: its k = N smallest list is a permutation
+    std::vector<int> seen(N, 0);
+    for (int t = 0; t < N; ++t) {
+      const int j = static_cast<int>(hi[i * 2 * N + t * 2 + 1]);
+      ASSERT_GE(j, 0);
+      ASSERT_LT(j, N);
+      ++seen[j];
+    }
+    for (int j = 0; j < N; ++j)
+      EXPECT_EQ(seen[j], 1) << "row " << i << " index " << j;
+  }
+}
+
+TYPED_TEST(GenredValidation, RowCountsDisagree) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  auto out      = poisoned<Space>(M, 2);
+  const auto u4 = filled<Space>("u", M - 1, 1, 6);
+  const auto w7 = filled<Space>("w", N + 1, 1, 7);
+  const auto p2 = filled<Space>("p", 2, 1, 8);
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(v.p),
+                        tessera::i_vars(v.x, u4), tessera::j_vars(v.y, v.w), out);
+      },
+      {"tessera::genred: ", "i_vars[1] rows", "got 4", "expected 5"});
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(v.p),
+                        tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, w7), out);
+      },
+      {"tessera::genred: ", "j_vars[1] rows", "got 7", "expected 6"});
+  // Axis::i reads M and N the same way: the check does not depend on the axis.
+  tessera::GenredOptions axis_i;
+  axis_i.axis = tessera::Axis::i;
+  auto out_n  = poisoned<Space>(N, 2);
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(v.p),
+                        tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, w7), out_n, axis_i);
+      },
+      {"tessera::genred: ", "j_vars[1] rows", "got 7", "expected 6"});
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(p2),
+                        tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, v.w), out);
+      },
+      {"tessera::genred: ", "params[0] rows", "got 2", "expected 1"});
+  expect_untouched(out, "rows");
+  expect_untouched(out_n, "rows, Axis::i");
+}
+
+TYPED_TEST(GenredValidation, DimensionDisagreesWithFormula) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  auto out      = poisoned<Space>(M, 2);
+  const auto x2 = filled<Space>("x", M, 2, 9);
+  const auto y4 = filled<Space>("y", N, 4, 10);
+  const auto w2 = filled<Space>("w", N, 2, 11);
+  const auto p3 = filled<Space>("p", 1, 3, 12);
+  auto run      = [&](const auto& p, const auto& x, const auto& y, const auto& w) {
+    return [&, p, x, y, w] {
+      tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(p),
+                           tessera::i_vars(x, v.u), tessera::j_vars(y, w), out);
+    };
+  };
+  expect_rejected<std::invalid_argument>(
+      run(v.p, x2, v.y, v.w), {"tessera::genred: ", "i_vars[0] dimension", "got 2", "expected 3",
+                               "declared by the formula"});
+  expect_rejected<std::invalid_argument>(
+      run(v.p, v.x, y4, v.w), {"tessera::genred: ", "j_vars[0] dimension", "got 4", "expected 3"});
+  expect_rejected<std::invalid_argument>(
+      run(v.p, v.x, v.y, w2), {"tessera::genred: ", "j_vars[1] dimension", "got 2", "expected 1"});
+  expect_rejected<std::invalid_argument>(
+      run(p3, v.x, v.y, v.w), {"tessera::genred: ", "params[0] dimension", "got 3", "expected 1"});
+  // A run-time dimension accepts any extent >= 1, but not 0.
+  const auto x0 = filled<Space>("x", M, 0, 13);
+  auto out1     = poisoned<Space>(M, 1);
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, tessera::SquaredDistance<dynamic_extent>{},
+                        tessera::i_vars(x0), tessera::j_vars(v.y), out1);
+      },
+      {"tessera::genred: ", "i_vars[0] dimension must be at least 1", "got 0"});
+  expect_untouched(out, "dimension");
+  expect_untouched(out1, "dimension 0");
+}
+
+TYPED_TEST(GenredValidation, BatchExtentsDisagree) {
+  using Space = TypeParam;
+  auto make   = [](const char* label, int batch, int rows, int cols) {
+    View3<Space> v(std::string(label), batch, rows, cols);
+    Kokkos::deep_copy(v, 0.5f);
+    return v;
+  };
+  const auto p = make("p", 2, 1, 1), x = make("x", 2, M, 3), u = make("u", 2, M, 1),
+             y = make("y", 2, N, 3), w = make("w", 2, N, 1);
+  const auto x3 = make("x", 3, M, 3), y1 = make("y", 1, N, 3);
+  View3<Space> out("out", 2, M, 2), out1("out", 1, M, 2);
+  Kokkos::deep_copy(out, std::numeric_limits<float>::quiet_NaN());
+  Kokkos::deep_copy(out1, std::numeric_limits<float>::quiet_NaN());
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(p),
+                        tessera::i_vars(x3, u), tessera::j_vars(y, w), out);
+      },
+      {"tessera::genred: ", "i_vars[0] batch extent", "got 3", "expected 2"});
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(p),
+                        tessera::i_vars(x, u), tessera::j_vars(y1, w), out);
+      },
+      {"tessera::genred: ", "j_vars[0] batch extent", "got 1", "expected 2"});
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(p),
+                        tessera::i_vars(x, u), tessera::j_vars(y, w), out1);
+      },
+      {"tessera::genred: ", "out batch extent", "got 1", "expected 2"});
+  for (const auto& o : {out, out1}) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), o);
+    for (std::size_t e = 0; e < h.size(); ++e) {
+      ASSERT_TRUE(std::isnan(h.data()[e])) << "batch: output written before the exception";
+    }
+  }
+  // The same Views with consistent batches are accepted: out = sum_j F, F = [0.25 * 0 + 0.5,
+  // 0.5] since all points coincide.
+  tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(p), tessera::i_vars(x, u),
+                  tessera::j_vars(y, w), out);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (int b = 0; b < 2; ++b) {
+    for (int i = 0; i < M; ++i) {
+      EXPECT_EQ(h(b, i, 0), 0.5f * N);  // exact: sums of 0.5
+      EXPECT_EQ(h(b, i, 1), 0.5f * N);
+    }
+  }
+}
+
+TYPED_TEST(GenredValidation, OutputShape) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  auto call = [&](const auto& reduction, const auto& out, tessera::Axis axis = tessera::Axis::j) {
+    return [&, reduction, out, axis] {
+      tessera::GenredOptions opt;
+      opt.axis = axis;
+      tessera::genred(Space(), reduction, TwoByTwo{}, tessera::params(v.p),
+                      tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, v.w), out, opt);
+    };
+  };
+  const auto rows4 = poisoned<Space>(M - 1, 2), cols3 = poisoned<Space>(M, 3),
+             axis_i_rows = poisoned<Space>(M, 2), kmin_cols = poisoned<Space>(M, 2);
+  const auto good_values = poisoned<Space>(M, 2), bad_values = poisoned<Space>(M + 2, 2);
+  const auto good_indices = poisoned_indices<Space>(M, 2),
+             bad_indices  = poisoned_indices<Space>(M, 1);
+  expect_rejected<std::invalid_argument>(call(tessera::Sum{}, rows4),
+                                         {"tessera::genred: ", "out rows", "got 4", "expected 5"});
+  expect_rejected<std::invalid_argument>(
+      call(tessera::Sum{}, cols3), {"tessera::genred: ", "out columns", "got 3", "expected 2"});
+  expect_rejected<std::invalid_argument>(
+      call(tessera::Sum{}, axis_i_rows, tessera::Axis::i),
+      {"tessera::genred: ", "out rows", "got 5", "expected 6", "Axis::i"});
+  expect_rejected<std::invalid_argument>(
+      call(tessera::KMin{2}, kmin_cols),  // K-reductions write k * D columns
+      {"tessera::genred: ", "out columns", "got 2", "expected 4"});
+  expect_rejected<std::invalid_argument>(
+      call(tessera::ArgMin{}, bad_indices),
+      {"tessera::genred: ", "out columns", "got 1", "expected 2"});
+  expect_rejected<std::invalid_argument>(
+      call(tessera::MinArgMin{}, tessera::outputs(good_values, bad_indices)),
+      {"tessera::genred: ", "out.indices columns", "got 1", "expected 2"});
+  expect_rejected<std::invalid_argument>(
+      call(tessera::MaxArgMax{}, tessera::outputs(bad_values, good_indices)),
+      {"tessera::genred: ", "out.values rows", "got 7", "expected 5"});
+  for (const auto& o : {rows4, cols3, axis_i_rows, kmin_cols, good_values, bad_values}) {
+    expect_untouched(o, "output shape");
+  }
+  expect_untouched(good_indices, "output shape");
+  expect_untouched(bad_indices, "output shape");
+}
+
+TYPED_TEST(GenredValidation, KOutOfRange) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  auto call = [&](const auto& reduction, const auto& out, tessera::Axis axis) {
+    return [&, reduction, out, axis] {
+      tessera::GenredOptions opt;
+      opt.axis = axis;
+      tessera::genred(Space(), reduction, TwoByTwo{}, tessera::params(v.p),
+                      tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, v.w), out, opt);
+    };
+  };
+  const auto j = tessera::Axis::j, i = tessera::Axis::i;
+  auto values  = poisoned<Space>(M, 2);
+  auto indices = poisoned_indices<Space>(M, 2);
+  auto out_n   = poisoned<Space>(N, 2 * N);
+  auto idx_n   = poisoned_indices<Space>(N, 2 * N);
+  expect_rejected<std::invalid_argument>(call(tessera::KMin{0}, values, j),
+                                         {"tessera::genred: ", "k (got 0)", "[1, 6]"});
+  expect_rejected<std::invalid_argument>(call(tessera::KMin{-3}, values, j),
+                                         {"tessera::genred: ", "k (got -3)", "[1, 6]"});
+  expect_rejected<std::invalid_argument>(call(tessera::ArgKMin{N + 1}, indices, j),
+                                         {"tessera::genred: ", "k (got 7)", "[1, 6]"});
+  expect_rejected<std::invalid_argument>(
+      call(tessera::KMinArgKMin{N + 1}, tessera::outputs(values, indices), j),
+      {"tessera::genred: ", "k (got 7)", "[1, 6]"});
+  // Axis::i reduces over the M = 5 i-rows: k = 6 is valid on Axis::j but not here.
+  expect_rejected<std::invalid_argument>(
+      call(tessera::KMinArgKMin{N}, tessera::outputs(out_n, idx_n), i),
+      {"tessera::genred: ", "k (got 6)", "[1, 5]"});
+  expect_untouched(values, "k");
+  expect_untouched(indices, "k");
+  expect_untouched(out_n, "k, Axis::i");
+  expect_untouched(idx_n, "k, Axis::i");
+}
+
+TYPED_TEST(GenredValidation, WeightedReductionNeedsTwoComponents) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  auto out = poisoned<Space>(M, 1);
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::LogSumExpWeighted{}, tessera::GaussianKernel<3>(1.0),
+                        tessera::i_vars(v.x), tessera::j_vars(v.y), out);
+      },
+      {"tessera::genred: ", "formula output dimension", "got 1", "expected at least 2"});
+  // A run-time weight dimension of 1 gives a run-time output dimension of 1: same rejection.
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::SumSoftMaxWeight{},
+                        tessera::GaussianKernel<3, dynamic_extent>(1.0), tessera::i_vars(v.x),
+                        tessera::j_vars(v.y, v.w), out);
+      },
+      {"tessera::genred: ", "formula output dimension", "got 1", "expected at least 2"});
+  // A run-time output dimension of 0 is rejected for every reduction.
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, EmptyOutput{}, tessera::i_vars(v.x),
+                        tessera::j_vars(v.y), out);
+      },
+      {"tessera::genred: ", "formula output dimension must be at least 1", "got 0"});
+  expect_untouched(out, "weighted");
+}
+
+TYPED_TEST(GenredValidation, AxisWithoutVariables) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  auto out_m = poisoned<Space>(M, 1);
+  auto out_n = poisoned<Space>(N, 1);
+  tessera::GenredOptions axis_i;
+  axis_i.axis = tessera::Axis::i;
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, OnlyJ{}, tessera::i_vars(), tessera::j_vars(v.y),
+                        out_n, axis_i);
+      },
+      {"tessera::genred: ", "Axis::i needs at least one i-variable"});
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, OnlyI{}, tessera::i_vars(v.x), tessera::j_vars(),
+                        out_m);
+      },
+      {"tessera::genred: ", "Axis::j needs at least one j-variable"});
+  expect_untouched(out_m, "no j-variables");
+  expect_untouched(out_n, "no i-variables");
+
+  // The documented complements: Axis::j without i-variables takes M from the output, Axis::i
+  // without j-variables takes N from it.
+  tessera::genred(Space(), tessera::Sum{}, OnlyJ{}, tessera::i_vars(), tessera::j_vars(v.y), out_m);
+  tessera::genred(Space(), tessera::Max{}, OnlyI{}, tessera::i_vars(v.x), tessera::j_vars(), out_n,
+                  axis_i);
+  const auto y = tessera_test::host_rows(v.y), x = tessera_test::host_rows(v.x);
+  double sum = 0, max = -1;
+  for (int j = 0; j < N; ++j)
+    sum += y[j * 3] + y[j * 3 + 1] + y[j * 3 + 2];
+  for (int i = 0; i < M; ++i)
+    max = std::max(max, x[i * 3]);
+  const auto hm = tessera_test::host_rows(out_m), hn = tessera_test::host_rows(out_n);
+  for (int i = 0; i < M; ++i)
+    EXPECT_NEAR(hm[i], sum, 1e-5) << i;  // 18 floats in [0, 1)
+  for (int j = 0; j < N; ++j)
+    EXPECT_EQ(hn[j], max) << j;  // a max is exact
+}
+
+TYPED_TEST(GenredValidation, ExtentBeyondIntIsLengthError) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  // An unmanaged View claiming 2^31 rows over a small allocation: genred must reject it from
+  // its extents alone, before reading anything.
+  using Unmanaged        = Kokkos::View<float**, Kokkos::LayoutRight, typename Space::memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const std::size_t rows = std::size_t(1) << 31;
+  Unmanaged huge(v.x.data(), rows, 3);
+  auto out = poisoned<Space>(M, 2);
+  expect_rejected<std::length_error>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(v.p),
+                        tessera::i_vars(huge, v.u), tessera::j_vars(v.y, v.w), out);
+      },
+      {"tessera::genred: ", "M extent 2147483648", "2147483647"});
+  expect_rejected<std::length_error>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(v.p),
+                        tessera::i_vars(v.x, v.u), tessera::j_vars(huge, v.w), out);
+      },
+      {"tessera::genred: ", "N extent 2147483648", "2147483647"});
+  expect_untouched(out, "length");
+}
+
+}  // namespace

@@ -432,9 +432,11 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
   }
   const std::size_t reduced = axis_j ? shape.n : shape.m;
   const int k               = Impl::reduction_k(reduction);
-  Impl::require(k >= 1 && static_cast<std::size_t>(k) <= reduced, "genred",
-                Impl::concat("k (got ", k, ") must be in [1, ", reduced,
-                             "], the reduced extent"));
+  if constexpr (Impl::is_k_reduction<Reduction>) {
+    Impl::require(k >= 1 && static_cast<std::size_t>(k) <= reduced, "genred",
+                  Impl::concat("k (got ", k, ") must be in [1, ", reduced,
+                               "], the reduced extent"));
+  }
   const auto facts = Impl::make_reducer<Reduction, T, Formula::out_dim, Summation::direct>(
       reduction, formula_dim);
   const std::size_t out_rows = axis_j ? shape.m : shape.n;

@@ -388,11 +388,16 @@ template <class T, int FD, Summation S>
 struct Reducer<SumSoftMaxWeight, T, FD, S> : ShiftedExpReducer<T, true, FD, S> {};
 
 // ---------------------------------------------------------------- host-side facts
+/// Whether the reduction keeps the k smallest values.
+template <class Reduction>
+inline constexpr bool is_k_reduction = std::is_same_v<Reduction, KMin> ||
+                                       std::is_same_v<Reduction, ArgKMin> ||
+                                       std::is_same_v<Reduction, KMinArgKMin>;
+
 /// Run-time k of a reduction (1 for the others).
 template <class Reduction>
 int reduction_k(const Reduction& r) {
-  if constexpr (std::is_same_v<Reduction, KMin> || std::is_same_v<Reduction, ArgKMin> ||
-                std::is_same_v<Reduction, KMinArgKMin>) {
+  if constexpr (is_k_reduction<Reduction>) {
     return r.k;
   } else {
     return 1;
@@ -415,10 +420,7 @@ template <class Reduction, class T, int FD, Summation S>
 Reducer<Reduction, T, FD, S> make_reducer(const Reduction& r, int dim) {
   Reducer<Reduction, T, FD, S> red{};
   red.runtime_dim = dim;
-  if constexpr (std::is_same_v<Reduction, KMin> || std::is_same_v<Reduction, ArgKMin> ||
-                std::is_same_v<Reduction, KMinArgKMin>) {
-    red.k = r.k;
-  }
+  if constexpr (is_k_reduction<Reduction>) red.k = r.k;
   return red;
 }
 
