@@ -96,7 +96,7 @@ struct TiledReduce {
   static constexpr int SI = Red::static_acc_indices;
   // Static stride of a staged inner row; rows of whole 16-byte chunks are read vectorised.
   static constexpr int IS = IW >= 0 ? padded_width<T>(IW) : dynamic_extent;
-  static constexpr bool vector_rows = IS > 0 && (IS * sizeof(T)) % 16 == 0;
+  static constexpr bool vector_rows = IS > 0 && (IS * static_cast<int>(sizeof(T))) % 16 == 0;
 
   Formula formula;
   Red red;
