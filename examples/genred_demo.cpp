@@ -65,8 +65,9 @@ double squared_distance(const std::vector<float>& x, int i, const std::vector<fl
   return r2;
 }
 
-/// Runs `op` once to warm up (on devices: module load, first allocations), then once timed; prints a table row; returns whether the
-/// sampled rows passed `check_row` (which returns the row's error and whether it passed).
+/// Runs `op` once to warm up (on devices: module load, first allocations), then once timed; prints
+/// a table row; returns whether the sampled rows passed `check_row` (which returns the row's error
+/// and whether it passed).
 bool run(const char* name, int m, int n, const std::function<void()>& op,
          const std::function<bool(int row, double& error)>& check_row) {
   if (tessera::Impl::is_device_space<Space>) {

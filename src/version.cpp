@@ -7,8 +7,8 @@
 namespace tessera {
 
 std::string version() {
-  return std::to_string(TESSERA_VERSION_MAJOR) + "." + std::to_string(TESSERA_VERSION_MINOR) +
-         "." + std::to_string(TESSERA_VERSION_PATCH);
+  return std::to_string(TESSERA_VERSION_MAJOR) + "." + std::to_string(TESSERA_VERSION_MINOR) + "." +
+         std::to_string(TESSERA_VERSION_PATCH);
 }
 
 void print_configuration(std::ostream& os) {

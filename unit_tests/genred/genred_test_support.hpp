@@ -55,13 +55,14 @@ ProblemData make_problem(int batch, int m, int n, unsigned seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0), weight(0.5, 1.5);
   ProblemData d;
-  d.batch = batch;
-  d.m     = m;
-  d.n     = n;
+  d.batch      = batch;
+  d.m          = m;
+  d.n          = n;
   const int nb = d.batches();
   auto fill    = [&](std::vector<double>& v, std::size_t count, auto& dist) {
     v.resize(count);
-    for (auto& e : v) e = static_cast<double>(static_cast<T>(dist(gen)));
+    for (auto& e : v)
+      e = static_cast<double>(static_cast<T>(dist(gen)));
   };
   fill(d.x, static_cast<std::size_t>(nb) * m * 3, unit);
   fill(d.y, static_cast<std::size_t>(nb) * n * 3, unit);
@@ -77,7 +78,8 @@ auto to_view(const std::string& label, const std::vector<double>& data, int batc
   using View3 = Kokkos::View<T***, Kokkos::LayoutRight, typename Space::memory_space>;
   View3 v(label, batch > 0 ? batch : 1, rows, dim);
   auto h = Kokkos::create_mirror_view(v);
-  for (std::size_t e = 0; e < data.size(); ++e) h.data()[e] = static_cast<T>(data[e]);
+  for (std::size_t e = 0; e < data.size(); ++e)
+    h.data()[e] = static_cast<T>(data[e]);
   Kokkos::deep_copy(v, h);
   return v;
 }
@@ -85,8 +87,8 @@ auto to_view(const std::string& label, const std::vector<double>& data, int batc
 /// Reference F values of MixedFormula on the problem, in double, for either axis.
 inline tessera_ref::RowFormula reference_formula(const ProblemData& d, tessera::Axis axis) {
   return [&d, axis](int b, int outer, int inner, double* out) {
-    const int i = axis == tessera::Axis::j ? outer : inner;
-    const int j = axis == tessera::Axis::j ? inner : outer;
+    const int i      = axis == tessera::Axis::j ? outer : inner;
+    const int j      = axis == tessera::Axis::j ? inner : outer;
     const double* p  = &d.p[b];
     const double* x  = &d.x[(static_cast<std::size_t>(b) * d.m + i) * 3];
     const double* y  = &d.y[(static_cast<std::size_t>(b) * d.n + j) * 3];
@@ -114,7 +116,8 @@ std::vector<double> host_values(const View& v) {
   out.reserve(h.size());
   for (std::size_t b = 0; b < h.extent(0); ++b) {
     for (std::size_t r = 0; r < h.extent(1); ++r) {
-      for (std::size_t c = 0; c < h.extent(2); ++c) out.push_back(static_cast<double>(h(b, r, c)));
+      for (std::size_t c = 0; c < h.extent(2); ++c)
+        out.push_back(static_cast<double>(h(b, r, c)));
     }
   }
   return out;
@@ -123,16 +126,16 @@ std::vector<double> host_values(const View& v) {
 /// Compares one reduction's output with the reference, family by family; see reductions.hpp.
 template <class Reduction>
 void expect_matches(const Reduction&, const tessera_ref::Expected& ref,
-                    const std::vector<double>& values, const std::vector<double>& indices,
-                    int dim, int k, double tol, const std::string& where) {
+                    const std::vector<double>& values, const std::vector<double>& indices, int dim,
+                    int k, double tol, const std::string& where) {
   using namespace tessera;
   constexpr bool has_values  = Impl::ReductionFacts<Reduction>::writes_values;
   constexpr bool has_indices = Impl::ReductionFacts<Reduction>::writes_indices;
   const std::size_t rows     = ref.cols ? ref.values.size() / ref.cols : 0;
   for (std::size_t r = 0; r < rows; ++r) {
     for (int col = 0; col < ref.cols; ++col) {
-      const std::size_t e = r * ref.cols + col;
-      const int c         = col % dim;  // component (K-reductions: col = t * dim + c)
+      const std::size_t e           = r * ref.cols + col;
+      const int c                   = col % dim;  // component (K-reductions: col = t * dim + c)
       const std::vector<double>& Fc = ref.row_values[r * dim + c];
       double abs_sum = 0, abs_max = 0;
       for (double f : Fc) {
@@ -151,8 +154,10 @@ void expect_matches(const Reduction&, const tessera_ref::Expected& ref,
       } else if constexpr (Impl::is_weighted_reduction<Reduction>) {
         const std::vector<double>& F0 = ref.row_values[r * dim];
         double f_max = 0, g_max = 0;
-        for (double f : F0) f_max = std::max(f_max, std::fabs(f));
-        for (double g : ref.row_values[r * dim + col + 1]) g_max = std::max(g_max, std::fabs(g));
+        for (double f : F0)
+          f_max = std::max(f_max, std::fabs(f));
+        for (double g : ref.row_values[r * dim + col + 1])
+          g_max = std::max(g_max, std::fabs(g));
         if (std::isinf(ref.values[e])) {
           EXPECT_EQ(values[e], ref.values[e]) << at;
         } else if constexpr (std::is_same_v<Reduction, LogSumExpWeighted>) {
@@ -198,8 +203,8 @@ struct SizeCase {
 /// The sizes every reduction is tested on: 0, 1, primes, tile-straddling sizes, M << N,
 /// M >> N, and batches.
 inline std::vector<SizeCase> standard_sizes() {
-  return {{0, 1, 1},    {0, 7, 255},   {0, 255, 1000}, {0, 1000, 7}, {0, 4099, 257},
-          {0, 3, 4099}, {0, 0, 5},     {3, 37, 61},    {2, 0, 4},    {1, 5, 3}};
+  return {{0, 1, 1},    {0, 7, 255}, {0, 255, 1000}, {0, 1000, 7}, {0, 4099, 257},
+          {0, 3, 4099}, {0, 0, 5},   {3, 37, 61},    {2, 0, 4},    {1, 5, 3}};
 }
 
 /// Runs `reduction` on MixedFormula over every size, both axes, both schemes (and automatic)
@@ -226,16 +231,15 @@ void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = s
       const int n_outer = axis == Axis::j ? s.m : s.n;
       const int n_inner = axis == Axis::j ? s.n : s.m;
       if (Impl::is_k_reduction<Reduction> && k > n_inner) continue;  // invalid: validation tests
-      const tessera_ref::Expected ref =
-          tessera_ref::reduce(reduction, d.batches(), n_outer, n_inner, dim,
-                              reference_formula(d, axis));
+      const tessera_ref::Expected ref = tessera_ref::reduce(
+          reduction, d.batches(), n_outer, n_inner, dim, reference_formula(d, axis));
       for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d, Scheme::automatic}) {
         for (Summation summation : summations) {
           GenredOptions opt;
-          opt.axis      = axis;
-          opt.scheme    = scheme;
-          opt.summation = summation;
-          opt.chunks_2d = scheme == Scheme::tiled_2d ? 3 : 0;
+          opt.axis       = axis;
+          opt.scheme     = scheme;
+          opt.summation  = summation;
+          opt.chunks_2d  = scheme == Scheme::tiled_2d ? 3 : 0;
           const int rows = n_outer;
           Kokkos::View<T***, typename Space::memory_space> values("values", d.batches(), rows,
                                                                   ref.cols);
@@ -262,19 +266,21 @@ void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = s
             auto sub2 = [](auto v) { return Kokkos::subview(v, 0, Kokkos::ALL, Kokkos::ALL); };
             run(sub2(p), sub2(x), sub2(y), sub2(b), sub2(values), sub2(indices));
           }
-          const std::string where =
-              std::string(std::is_same_v<T, float> ? "float" : "double") + " B=" +
-              std::to_string(s.batch) + " M=" + std::to_string(s.m) + " N=" +
-              std::to_string(s.n) + (axis == Axis::j ? " axis j" : " axis i") + " scheme " +
-              std::to_string(static_cast<int>(scheme)) + " summation " +
-              std::to_string(static_cast<int>(summation));
+          const std::string where = std::string(std::is_same_v<T, float> ? "float" : "double") +
+                                    " B=" + std::to_string(s.batch) + " M=" + std::to_string(s.m) +
+                                    " N=" + std::to_string(s.n) +
+                                    (axis == Axis::j ? " axis j" : " axis i") + " scheme " +
+                                    std::to_string(static_cast<int>(scheme)) + " summation " +
+                                    std::to_string(static_cast<int>(summation));
           const auto hv = host_values(values);
           const auto hi = host_values(indices);
           if (!has_values) {
-            for (double v : hv) ASSERT_TRUE(std::isnan(v)) << where << ": values written";
+            for (double v : hv)
+              ASSERT_TRUE(std::isnan(v)) << where << ": values written";
           }
           if (!has_indices) {
-            for (double v : hi) ASSERT_EQ(v, -7) << where << ": indices written";
+            for (double v : hi)
+              ASSERT_EQ(v, -7) << where << ": indices written";
           }
           expect_matches(reduction, ref, hv, hi, dim, k, tolerance<T>(), where);
           if (::testing::Test::HasFailure()) return;  // one failing case is enough to read
@@ -321,7 +327,8 @@ std::vector<double> host_rows(const View& v) {
   Kokkos::deep_copy(tmp, v);  // same memory space: a copy kernel handles any layout
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tmp);
   std::vector<double> out(h.size());
-  for (std::size_t e = 0; e < h.size(); ++e) out[e] = static_cast<double>(h.data()[e]);
+  for (std::size_t e = 0; e < h.size(); ++e)
+    out[e] = static_cast<double>(h.data()[e]);
   return out;
 }
 

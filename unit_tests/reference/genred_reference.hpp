@@ -40,8 +40,8 @@ Expected reduce(const Reduction& reduction, int batch, int n_outer, int n_inner,
                 std::is_same_v<Reduction, KMinArgKMin>) {
     k = reduction.k;
   }
-  const bool weighted = std::is_same_v<Reduction, LogSumExpWeighted> ||
-                        std::is_same_v<Reduction, SumSoftMaxWeight>;
+  const bool weighted =
+      std::is_same_v<Reduction, LogSumExpWeighted> || std::is_same_v<Reduction, SumSoftMaxWeight>;
   e.cols = weighted ? dim - 1 : k * dim;
   e.values.assign(static_cast<std::size_t>(batch) * n_outer * e.cols, 0.0);
   e.indices.assign(e.values.size(), -1);
@@ -50,14 +50,17 @@ Expected reduce(const Reduction& reduction, int batch, int n_outer, int n_inner,
   std::vector<double> F(static_cast<std::size_t>(n_inner) * dim);
   for (int b = 0; b < batch; ++b) {
     for (int o = 0; o < n_outer; ++o) {
-      for (int j = 0; j < n_inner; ++j) f(b, o, j, &F[static_cast<std::size_t>(j) * dim]);
+      for (int j = 0; j < n_inner; ++j)
+        f(b, o, j, &F[static_cast<std::size_t>(j) * dim]);
       const std::size_t row = static_cast<std::size_t>(b) * n_outer + o;
       auto col              = [&](int c) {  // component c of F over the row
         std::vector<double> v(n_inner);
-        for (int j = 0; j < n_inner; ++j) v[j] = F[static_cast<std::size_t>(j) * dim + c];
+        for (int j = 0; j < n_inner; ++j)
+          v[j] = F[static_cast<std::size_t>(j) * dim + c];
         return v;
       };
-      for (int c = 0; c < dim; ++c) e.row_values[row * dim + c] = col(c);
+      for (int c = 0; c < dim; ++c)
+        e.row_values[row * dim + c] = col(c);
       double* val = &e.values[row * e.cols];
       long* idx   = &e.indices[row * e.cols];
 
@@ -67,8 +70,8 @@ Expected reduce(const Reduction& reduction, int batch, int n_outer, int n_inner,
           val[c]       = std::accumulate(v.begin(), v.end(), 0.0);
         }
       } else if constexpr (std::is_same_v<Reduction, Min> || std::is_same_v<Reduction, ArgMin> ||
-                           std::is_same_v<Reduction, MinArgMin> ||
-                           std::is_same_v<Reduction, Max> || std::is_same_v<Reduction, ArgMax> ||
+                           std::is_same_v<Reduction, MinArgMin> || std::is_same_v<Reduction, Max> ||
+                           std::is_same_v<Reduction, ArgMax> ||
                            std::is_same_v<Reduction, MaxArgMax>) {
         constexpr bool is_min = std::is_same_v<Reduction, Min> ||
                                 std::is_same_v<Reduction, ArgMin> ||
@@ -100,18 +103,21 @@ Expected reduce(const Reduction& reduction, int batch, int n_outer, int n_inner,
           const auto v   = col(c);
           const double m = n_inner ? *std::max_element(v.begin(), v.end()) : -inf;
           double s       = 0;
-          for (double x : v) s += std::exp(x - m);
+          for (double x : v)
+            s += std::exp(x - m);
           val[c] = n_inner ? m + std::log(s) : -inf;
         }
       } else {  // weighted: F = [f, g...]
         const auto fv  = col(0);
         const double m = n_inner ? *std::max_element(fv.begin(), fv.end()) : -inf;
         double z       = 0;
-        for (double x : fv) z += std::exp(x - m);
+        for (double x : fv)
+          z += std::exp(x - m);
         for (int c = 1; c < dim; ++c) {
           const auto g = col(c);
           double s     = 0;
-          for (int j = 0; j < n_inner; ++j) s += std::exp(fv[j] - m) * g[j];
+          for (int j = 0; j < n_inner; ++j)
+            s += std::exp(fv[j] - m) * g[j];
           if constexpr (std::is_same_v<Reduction, LogSumExpWeighted>) {
             val[c - 1] = n_inner ? m + std::log(s) : -inf;
           } else {

@@ -24,8 +24,8 @@ template <class A, class B>
 void require_equal(const char* function, const std::string& argument, const char* what,
                    const A& got, const B& expected) {
   if (!(got == expected)) {
-    throw std::invalid_argument(concat("tessera::", function, ": ", argument, " ", what,
-                                       " (got ", got, ", expected ", expected, ")"));
+    throw std::invalid_argument(concat("tessera::", function, ": ", argument, " ", what, " (got ",
+                                       got, ", expected ", expected, ")"));
   }
 }
 

@@ -22,7 +22,7 @@ struct Dims {
 template <class T, int Extent>
 class Span {
  public:
-  using element_type = T;
+  using element_type          = T;
   static constexpr int extent = Extent;
 
   KOKKOS_INLINE_FUNCTION constexpr Span(T* data, int /*size*/) : data_(data) {}
@@ -37,7 +37,7 @@ class Span {
 template <class T>
 class Span<T, dynamic_extent> {
  public:
-  using element_type = T;
+  using element_type          = T;
   static constexpr int extent = dynamic_extent;
 
   KOKKOS_INLINE_FUNCTION constexpr Span(T* data, int size) : data_(data), size_(size) {}

@@ -33,7 +33,8 @@ template <class X, class Y>
 KOKKOS_INLINE_FUNCTION auto dot(const X& x, const Y& y) {
   using T = std::remove_const_t<typename X::element_type>;
   T s     = T(0);
-  for (int k = 0; k < x.size(); ++k) s += x[k] * y[k];
+  for (int k = 0; k < x.size(); ++k)
+    s += x[k] * y[k];
   return s;
 }
 
@@ -110,7 +111,7 @@ struct InverseMultiquadricProfile {  ///< 1 / sqrt(1 + r^2 / sigma^2)
   }
 };
 struct Matern32Profile {  ///< (1 + sqrt(3) r / sigma) exp(-sqrt(3) r / sigma)
-  double coef;             // sqrt(3) / sigma
+  double coef;            // sqrt(3) / sigma
   explicit Matern32Profile(double sigma) : coef(1.7320508075688772 / sigma) {}
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T r2) const {
@@ -142,7 +143,8 @@ struct RadialKernel {
   KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, In<T, WE> b,
                                          Out<T, OE> out) const {
     const T k = profile(squared_distance(x, y));
-    for (int c = 0; c < b.size(); ++c) out[c] = k * b[c];
+    for (int c = 0; c < b.size(); ++c)
+      out[c] = k * b[c];
   }
 
  private:

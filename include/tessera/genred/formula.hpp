@@ -83,10 +83,10 @@ struct StaticOffset<Dims<D...>, V> {
 /// make_formula(). OutDim may be dynamic_extent, then the output dimension is stored.
 template <int OutDim, class ParamDims, class IDims, class JDims, class Fn>
 struct LambdaFormula {
-  using param_dims               = ParamDims;
-  using i_dims                   = IDims;
-  using j_dims                   = JDims;
-  static constexpr int out_dim   = OutDim;
+  using param_dims             = ParamDims;
+  using i_dims                 = IDims;
+  using j_dims                 = JDims;
+  static constexpr int out_dim = OutDim;
   Fn fn;
   int runtime_out_dim = OutDim;
 
@@ -105,14 +105,13 @@ struct LambdaFormula {
 /// The callable must be device-callable (KOKKOS_LAMBDA or a KOKKOS_FUNCTION operator()).
 template <int OutDim, int... I, int... J, class Fn>
 LambdaFormula<OutDim, Dims<>, Dims<I...>, Dims<J...>, Fn> make_formula(Dims<I...>, Dims<J...>,
-                                                                        Fn fn) {
+                                                                       Fn fn) {
   return {fn, OutDim};
 }
 /// As above, with parameter variables first.
 template <int OutDim, int... P, int... I, int... J, class Fn>
-LambdaFormula<OutDim, Dims<P...>, Dims<I...>, Dims<J...>, Fn> make_formula(Dims<P...>,
-                                                                            Dims<I...>,
-                                                                            Dims<J...>, Fn fn) {
+LambdaFormula<OutDim, Dims<P...>, Dims<I...>, Dims<J...>, Fn> make_formula(Dims<P...>, Dims<I...>,
+                                                                           Dims<J...>, Fn fn) {
   return {fn, OutDim};
 }
 /// Formula with an output dimension known only at run time (the callable gets an Out<T, -1>).

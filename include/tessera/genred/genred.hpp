@@ -73,8 +73,8 @@ struct Shape {
 /// Checks the Views of one pack against the formula's declared dims and the shape; returns
 /// their run-time dims.
 template <class DimsT, class... Views>
-std::vector<int> check_pack(const char* name, const std::tuple<Views...>& views,
-                            const Shape& shape, std::size_t rows, const char* rows_name) {
+std::vector<int> check_pack(const char* name, const std::tuple<Views...>& views, const Shape& shape,
+                            std::size_t rows, const char* rows_name) {
   std::vector<int> dims;
   std::apply(
       [&](const auto&... view) {
@@ -83,7 +83,8 @@ std::vector<int> check_pack(const char* name, const std::tuple<Views...>& views,
               using V               = std::decay_t<decltype(x)>;
               const int v           = static_cast<int>(dims.size());
               const std::string arg = concat(name, "[", v, "]");
-              if constexpr (V::rank == 3) check_extent(arg, "batch extent", x.extent(0), shape.batch);
+              if constexpr (V::rank == 3)
+                check_extent(arg, "batch extent", x.extent(0), shape.batch);
               check_extent(arg, "rows", rows_of(x), rows, rows_name);
               require_int_extent("genred", arg + " dimension", cols_of(x));
               const int want = declared_dim(DimsT{}, v);
@@ -171,8 +172,8 @@ template <class ExecSpace>
 Schedule plan_schedule(const ExecSpace& space, const GenredOptions& options, std::size_t batch,
                        std::size_t n_outer, std::size_t n_inner, int team_size, int tile_j) {
   Schedule s{team_size, tile_j, 1, 0, 0};
-  s.tiles_outer            = static_cast<int>((n_outer + team_size - 1) / team_size);
-  const std::size_t tiles_j = (n_inner + tile_j - 1) / tile_j;
+  s.tiles_outer                = static_cast<int>((n_outer + team_size - 1) / team_size);
+  const std::size_t tiles_j    = (n_inner + tile_j - 1) / tile_j;
   const std::size_t threads_1d = batch * s.tiles_outer * static_cast<std::size_t>(team_size);
   const std::size_t capacity   = static_cast<std::size_t>(space.concurrency());
   bool use_2d                  = options.scheme == Scheme::tiled_2d;
@@ -180,13 +181,13 @@ Schedule plan_schedule(const ExecSpace& space, const GenredOptions& options, std
     use_2d = is_device_space<ExecSpace> && threads_1d < capacity && tiles_j >= 4;
   }
   if (use_2d && tiles_j > 1) {
-    std::size_t chunks = options.chunks_2d > 0
-                             ? static_cast<std::size_t>(options.chunks_2d)
-                             : (2 * capacity + threads_1d - 1) / std::max<std::size_t>(threads_1d, 1);
-    chunks              = std::min(std::max<std::size_t>(chunks, 1), tiles_j);
+    std::size_t chunks = options.chunks_2d > 0 ? static_cast<std::size_t>(options.chunks_2d)
+                                               : (2 * capacity + threads_1d - 1) /
+                                                     std::max<std::size_t>(threads_1d, 1);
+    chunks             = std::min(std::max<std::size_t>(chunks, 1), tiles_j);
     const std::size_t per_chunk = (tiles_j + chunks - 1) / chunks;
-    s.chunk_rows        = static_cast<int>(per_chunk * tile_j);
-    s.chunks            = static_cast<int>((n_inner + s.chunk_rows - 1) / s.chunk_rows);
+    s.chunk_rows                = static_cast<int>(per_chunk * tile_j);
+    s.chunks                    = static_cast<int>((n_inner + s.chunk_rows - 1) / s.chunk_rows);
   } else {
     s.chunk_rows = static_cast<int>(std::max<std::size_t>(n_inner, 1));
   }
@@ -199,35 +200,36 @@ Schedule plan_schedule(const ExecSpace& space, const GenredOptions& options, std
   return s;
 }
 
-template <class ExecSpace, class T, class Index, class Formula, class Red, bool OuterIsI,
-          class PG, class IG, class JG, class OutputsT>
+template <class ExecSpace, class T, class Index, class Formula, class Red, bool OuterIsI, class PG,
+          class IG, class JG, class OutputsT>
 void launch(const ExecSpace& space, const GenredOptions& options, const Shape& shape,
             const Formula& formula, const Red& red, int formula_dim, const PG& params,
             const IG& ivars, const JG& jvars, const OutputsT& outputs) {
-  using Kernel = TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index>;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Kernel              = TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index>;
+  using Policy              = Kokkos::TeamPolicy<ExecSpace>;
   const std::size_t n_outer = OuterIsI ? shape.m : shape.n;
   const std::size_t n_inner = OuterIsI ? shape.n : shape.m;
   if (n_outer == 0 || shape.batch == 0) return;
 
   const TileShape defaults = default_tile_shape<ExecSpace>(sizeof(T));
   Kernel k{formula, red, params, ivars, jvars, formula_dim};
-  k.n_outer  = static_cast<int>(n_outer);
-  k.n_inner  = static_cast<int>(n_inner);
-  k.tile_j   = options.tile_j > 0 ? options.tile_j : defaults.tile_j;
-  k.out      = output_access<T, Index>(outputs);
-  k.chunks   = 1;
-  int team   = options.team_size > 0 ? options.team_size : defaults.team_size;
-  team       = std::min(team, Policy(space, 1, 1).team_size_max(k, Kokkos::ParallelForTag()));
+  k.n_outer   = static_cast<int>(n_outer);
+  k.n_inner   = static_cast<int>(n_inner);
+  k.tile_j    = options.tile_j > 0 ? options.tile_j : defaults.tile_j;
+  k.out       = output_access<T, Index>(outputs);
+  k.chunks    = 1;
+  int team    = options.team_size > 0 ? options.team_size : defaults.team_size;
+  team        = std::min(team, Policy(space, 1, 1).team_size_max(k, Kokkos::ParallelForTag()));
   k.team_size = team;
 
   // Scratch: the staged tile at level 0 (shrunk if the inner rows are wide), per-thread
   // buffers at level 0 while they fit the budget, else at level 1.
   const std::size_t level0_max = static_cast<std::size_t>(Policy::scratch_size_max(0));
   const std::size_t per_thread = k.thread_scratch_bytes();
-  k.thread_scratch_level = per_thread * team <= per_thread_scratch0_budget ? 0 : 1;
-  const std::size_t thread0 = k.thread_scratch_level == 0 ? per_thread * team : 0;
-  while (k.tile_j > 1 && k.team_scratch_bytes() + thread0 > level0_max) k.tile_j /= 2;
+  k.thread_scratch_level       = per_thread * team <= per_thread_scratch0_budget ? 0 : 1;
+  const std::size_t thread0    = k.thread_scratch_level == 0 ? per_thread * team : 0;
+  while (k.tile_j > 1 && k.team_scratch_bytes() + thread0 > level0_max)
+    k.tile_j /= 2;
   if (k.team_scratch_bytes() + thread0 > level0_max) {
     throw std::length_error(concat("tessera::genred: one inner row of ", k.inner().width(),
                                    " scalars does not fit the ", level0_max,
@@ -243,7 +245,7 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
   Kokkos::View<int*, typename ExecSpace::memory_space> partial_indices;
   if (k.chunks > 1) {
     const std::size_t rows = shape.batch * n_outer * k.chunks;
-    partial_values  = decltype(partial_values)(
+    partial_values         = decltype(partial_values)(
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::partial_values"),
         rows * red.acc_values());
     partial_indices = decltype(partial_indices)(
@@ -266,19 +268,18 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
 
   if (k.chunks > 1) {
     CombinePartials<T, Red, Index> combine{red, k.partial, k.out, k.n_outer, k.chunks};
-    Kokkos::parallel_for(
-        "tessera::genred::combine_2d",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-            space, 0, static_cast<std::int64_t>(shape.batch * n_outer)),
-        combine);
+    Kokkos::parallel_for("tessera::genred::combine_2d",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                             space, 0, static_cast<std::int64_t>(shape.batch * n_outer)),
+                         combine);
   }
 }
 
-template <class ExecSpace, class T, class Index, class Formula, class Reduction, class PG,
-          class IG, class JG, class OutputsT>
+template <class ExecSpace, class T, class Index, class Formula, class Reduction, class PG, class IG,
+          class JG, class OutputsT>
 void dispatch(const ExecSpace& space, const GenredOptions& options, const Shape& shape,
-              const Formula& formula, const Reduction& reduction, int formula_dim,
-              const PG& params, const IG& ivars, const JG& jvars, const OutputsT& outputs) {
+              const Formula& formula, const Reduction& reduction, int formula_dim, const PG& params,
+              const IG& ivars, const JG& jvars, const OutputsT& outputs) {
   constexpr int FD = Formula::out_dim;
   auto run         = [&](auto summation_tag) {
     constexpr Summation S = decltype(summation_tag)::value;
@@ -297,9 +298,15 @@ void dispatch(const ExecSpace& space, const GenredOptions& options, const Shape&
   using Kahan  = std::integral_constant<Summation, Summation::kahan>;
   if constexpr (uses_summation<Reduction>) {
     switch (options.summation) {
-      case Summation::direct: run(Direct{}); break;
-      case Summation::kahan: run(Kahan{}); break;
-      default: run(Block{}); break;
+      case Summation::direct:
+        run(Direct{});
+        break;
+      case Summation::kahan:
+        run(Kahan{});
+        break;
+      default:
+        run(Block{});
+        break;
     }
   } else {
     run(Block{});  // the summation option does not change min/max arithmetic
@@ -311,8 +318,7 @@ struct FirstScalar;
 template <class... Views, class... Rest>
 struct FirstScalar<std::tuple<Views...>, Rest...> {
   using type = typename std::conditional_t<
-      (sizeof...(Views) > 0),
-      std::tuple_element<0, std::tuple<Views..., Kokkos::View<float**>>>,
+      (sizeof...(Views) > 0), std::tuple_element<0, std::tuple<Views..., Kokkos::View<float**>>>,
       FirstScalar<Rest...>>::type;
 };
 template <>
@@ -332,8 +338,8 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
             const Output& out, const GenredOptions& options = {}) {
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "tessera::genred: the first argument must be a Kokkos execution space instance");
-  using FirstVar = typename Impl::FirstScalar<std::tuple<P...>, std::tuple<I...>,
-                                              std::tuple<J...>>::type;
+  using FirstVar =
+      typename Impl::FirstScalar<std::tuple<P...>, std::tuple<I...>, std::tuple<J...>>::type;
   static_assert(sizeof...(P) + sizeof...(I) + sizeof...(J) > 0,
                 "tessera::genred: the formula needs at least one variable");
   using T = typename FirstVar::non_const_value_type;
@@ -344,10 +350,10 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
                     (std::is_same_v<typename J::non_const_value_type, T> && ...),
                 "tessera::genred: all variables must have the same scalar type");
   constexpr int rank = FirstVar::rank;
-  static_assert(((P::rank == rank) && ...) && ((I::rank == rank) && ...) &&
-                    ((J::rank == rank) && ...),
-                "tessera::genred: variables must be all rank 2 (unbatched) or all rank 3 "
-                "(batched)");
+  static_assert(
+      ((P::rank == rank) && ...) && ((I::rank == rank) && ...) && ((J::rank == rank) && ...),
+      "tessera::genred: variables must be all rank 2 (unbatched) or all rank 3 "
+      "(batched)");
   static_assert((Impl::accessible_from<ExecSpace, P>() && ...) &&
                     (Impl::accessible_from<ExecSpace, I>() && ...) &&
                     (Impl::accessible_from<ExecSpace, J>() && ...),
@@ -364,24 +370,22 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
                 "j_dims");
 
   using Facts = Impl::ReductionFacts<Reduction>;
-  static_assert(!(Facts::writes_values && Facts::writes_indices) ||
-                    Impl::is_outputs<Output>,
+  static_assert(!(Facts::writes_values && Facts::writes_indices) || Impl::is_outputs<Output>,
                 "tessera::genred: this reduction writes values and indices: pass "
                 "tessera::outputs(values, indices)");
-  const auto outs = Impl::split_outputs<Reduction, T>(out);
+  const auto outs   = Impl::split_outputs<Reduction, T>(out);
   using ValuesView  = typename decltype(outs)::values_type;
   using IndicesView = typename decltype(outs)::indices_type;
   using Index       = typename IndicesView::non_const_value_type;
   static_assert(Kokkos::is_view<ValuesView>::value && Kokkos::is_view<IndicesView>::value,
                 "tessera::genred: outputs must be Kokkos Views");
-  static_assert(!Facts::writes_values ||
-                    (std::is_same_v<typename ValuesView::value_type, T> && ValuesView::rank == rank),
+  static_assert(!Facts::writes_values || (std::is_same_v<typename ValuesView::value_type, T> &&
+                                          ValuesView::rank == rank),
                 "tessera::genred: the values output must be a non-const View of the variables' "
                 "scalar type and of the variables' rank");
-  static_assert(!Facts::writes_indices ||
-                    (std::is_integral_v<typename IndicesView::value_type> &&
-                     !std::is_const_v<typename IndicesView::value_type> &&
-                     IndicesView::rank == rank),
+  static_assert(!Facts::writes_indices || (std::is_integral_v<typename IndicesView::value_type> &&
+                                           !std::is_const_v<typename IndicesView::value_type> &&
+                                           IndicesView::rank == rank),
                 "tessera::genred: the indices output must be a non-const View of an integer "
                 "type and of the variables' rank");
   static_assert(Impl::accessible_from<ExecSpace, ValuesView>() &&
@@ -390,7 +394,7 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
 
   // ---- extents
   Impl::Shape shape{1, 0, 0};
-  const bool axis_j = options.axis == Axis::j;
+  const bool axis_j   = options.axis == Axis::j;
   const auto& i_views = i.views;
   const auto& j_views = j.views;
   if constexpr (rank == 3) {
@@ -421,9 +425,9 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
 
   int formula_dim = Formula::out_dim;
   if constexpr (Formula::out_dim < 0) formula_dim = formula.output_dim(dims);
-  Impl::require(formula_dim >= 1, "genred",
-                Impl::concat("formula output dimension must be at least 1 (got ", formula_dim,
-                             ")"));
+  Impl::require(
+      formula_dim >= 1, "genred",
+      Impl::concat("formula output dimension must be at least 1 (got ", formula_dim, ")"));
   if constexpr (Impl::is_weighted_reduction<Reduction>) {
     Impl::require(formula_dim >= 2, "genred",
                   Impl::concat("formula output dimension (got ", formula_dim,
@@ -433,30 +437,28 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
   const std::size_t reduced = axis_j ? shape.n : shape.m;
   const int k               = Impl::reduction_k(reduction);
   if constexpr (Impl::is_k_reduction<Reduction>) {
-    Impl::require(k >= 1 && static_cast<std::size_t>(k) <= reduced, "genred",
-                  Impl::concat("k (got ", k, ") must be in [1, ", reduced,
-                               "], the reduced extent"));
+    Impl::require(
+        k >= 1 && static_cast<std::size_t>(k) <= reduced, "genred",
+        Impl::concat("k (got ", k, ") must be in [1, ", reduced, "], the reduced extent"));
   }
-  const auto facts = Impl::make_reducer<Reduction, T, Formula::out_dim, Summation::direct>(
-      reduction, formula_dim);
+  const auto facts =
+      Impl::make_reducer<Reduction, T, Formula::out_dim, Summation::direct>(reduction, formula_dim);
   const std::size_t out_rows = axis_j ? shape.m : shape.n;
   const char* rows_name      = axis_j ? " = M" : " = N, for Axis::i";
-  const char* values_name  = Facts::writes_indices ? "out.values" : "out";
-  const char* indices_name = Facts::writes_values ? "out.indices" : "out";
+  const char* values_name    = Facts::writes_indices ? "out.values" : "out";
+  const char* indices_name   = Facts::writes_values ? "out.indices" : "out";
   Impl::require_int_extent("genred", "output columns",
                            static_cast<std::size_t>(k) * static_cast<std::size_t>(formula_dim));
   if constexpr (Facts::writes_values) {
     Impl::check_output(values_name, outs.values, shape, out_rows, rows_name, facts.out_columns());
   }
   if constexpr (Facts::writes_indices) {
-    Impl::check_output(indices_name, outs.indices, shape, out_rows, rows_name,
-                       facts.out_columns());
+    Impl::check_output(indices_name, outs.indices, shape, out_rows, rows_name, facts.out_columns());
   }
 
   // ---- launch
-  using Kernel = Impl::TiledReduce<ExecSpace, T, Formula,
-                                   Impl::Reducer<Reduction, T, Formula::out_dim,
-                                                 Summation::direct>,
+  using Kernel  = Impl::TiledReduce<ExecSpace, T, Formula,
+                                   Impl::Reducer<Reduction, T, Formula::out_dim, Summation::direct>,
                                    true, Index>;
   const auto pg = Kernel::PG::from_views(params.views);
   const auto ig = Kernel::IG::from_views(i_views);

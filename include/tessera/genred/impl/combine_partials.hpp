@@ -23,7 +23,8 @@ struct CombinePartials {
     const int b         = static_cast<int>(r / n_outer);
     const int o         = static_cast<int>(r - static_cast<std::int64_t>(b) * n_outer);
     const AccRef<T> acc = partial.row(r * chunks);
-    for (int c = 1; c < chunks; ++c) red.combine(acc, partial.row(r * chunks + c));
+    for (int c = 1; c < chunks; ++c)
+      red.combine(acc, partial.row(r * chunks + c));
     red.finalize(acc, out.row(b, o));
   }
 };

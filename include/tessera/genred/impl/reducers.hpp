@@ -108,10 +108,10 @@ struct Reducer;
 // ---------------------------------------------------------------- Sum
 template <class T, int FD, Summation S>
 struct Reducer<Sum, T, FD, S> : FormulaDim<FD> {
-  using Slots                            = SumSlots<S>;
-  static constexpr bool writes_values    = true;
-  static constexpr bool writes_indices   = false;
-  static constexpr int static_acc_values = FD >= 0 ? Slots::slots * FD : dynamic_extent;
+  using Slots                             = SumSlots<S>;
+  static constexpr bool writes_values     = true;
+  static constexpr bool writes_indices    = false;
+  static constexpr int static_acc_values  = FD >= 0 ? Slots::slots * FD : dynamic_extent;
   static constexpr int static_acc_indices = 0;
 
   KOKKOS_INLINE_FUNCTION int acc_values() const { return Slots::slots * this->dim(); }
@@ -119,20 +119,25 @@ struct Reducer<Sum, T, FD, S> : FormulaDim<FD> {
   KOKKOS_INLINE_FUNCTION int out_columns() const { return this->dim(); }
 
   KOKKOS_INLINE_FUNCTION void init(AccRef<T> a) const {
-    for (int c = 0; c < this->dim(); ++c) Slots::zero(a.val, this->dim(), c);
+    for (int c = 0; c < this->dim(); ++c)
+      Slots::zero(a.val, this->dim(), c);
   }
   KOKKOS_INLINE_FUNCTION void add(AccRef<T> a, const T* f, int) const {
-    for (int c = 0; c < this->dim(); ++c) Slots::add(a.val, this->dim(), c, f[c]);
+    for (int c = 0; c < this->dim(); ++c)
+      Slots::add(a.val, this->dim(), c, f[c]);
   }
   KOKKOS_INLINE_FUNCTION void end_tile(AccRef<T> a) const {
-    for (int c = 0; c < this->dim(); ++c) Slots::flush(a.val, this->dim(), c);
+    for (int c = 0; c < this->dim(); ++c)
+      Slots::flush(a.val, this->dim(), c);
   }
   KOKKOS_INLINE_FUNCTION void combine(AccRef<T> a, AccRef<T> b) const {
-    for (int c = 0; c < this->dim(); ++c) Slots::merge(a.val, b.val, this->dim(), c);
+    for (int c = 0; c < this->dim(); ++c)
+      Slots::merge(a.val, b.val, this->dim(), c);
   }
   template <class Out>
   KOKKOS_INLINE_FUNCTION void finalize(AccRef<T> a, const Out& out) const {
-    for (int c = 0; c < this->dim(); ++c) out.value(c, Slots::total(a.val, this->dim(), c));
+    for (int c = 0; c < this->dim(); ++c)
+      out.value(c, Slots::total(a.val, this->dim(), c));
   }
 };
 
@@ -232,7 +237,8 @@ struct KMinReducer : FormulaDim<FD> {
     }
   }
   KOKKOS_INLINE_FUNCTION void add(AccRef<T> a, const T* f, int j) const {
-    for (int c = 0; c < this->dim(); ++c) insert(a.val + c * k, a.idx + c * k, f[c], j);
+    for (int c = 0; c < this->dim(); ++c)
+      insert(a.val + c * k, a.idx + c * k, f[c], j);
   }
   KOKKOS_INLINE_FUNCTION void end_tile(AccRef<T>) const {}
   KOKKOS_INLINE_FUNCTION void combine(AccRef<T> a, AccRef<T> b) const {
@@ -240,8 +246,8 @@ struct KMinReducer : FormulaDim<FD> {
       for (int t = 0; t < k; ++t) {
         const int s = c * k + t;
         // b's list is ascending: once an entry cannot enter a's list, none after it can.
-        if (b.idx[s] < 0 || !precedes_min(b.val[s], b.idx[s], a.val[c * k + k - 1],
-                                          a.idx[c * k + k - 1])) {
+        if (b.idx[s] < 0 ||
+            !precedes_min(b.val[s], b.idx[s], a.val[c * k + k - 1], a.idx[c * k + k - 1])) {
           break;
         }
         insert(a.val + c * k, a.idx + c * k, b.val[s], b.idx[s]);
@@ -301,7 +307,8 @@ struct Reducer<LogSumExp, T, FD, S> : FormulaDim<FD> {
     }
   }
   KOKKOS_INLINE_FUNCTION void end_tile(AccRef<T> a) const {
-    for (int c = 0; c < this->dim(); ++c) Slots::flush(a.val + this->dim(), this->dim(), c);
+    for (int c = 0; c < this->dim(); ++c)
+      Slots::flush(a.val + this->dim(), this->dim(), c);
   }
   KOKKOS_INLINE_FUNCTION void combine(AccRef<T> a, AccRef<T> b) const {
     const int D = this->dim();
@@ -328,10 +335,10 @@ struct Reducer<LogSumExp, T, FD, S> : FormulaDim<FD> {
 // (and, when normalising, first the sum of exp(f - m) itself).
 template <class T, bool Normalize, int FD, Summation S>
 struct ShiftedExpReducer : FormulaDim<FD> {
-  using Slots                             = SumSlots<S>;
-  static constexpr int lead               = Normalize ? 1 : 0;  // the extra sum of exp(f - m)
-  static constexpr bool writes_values     = true;
-  static constexpr bool writes_indices    = false;
+  using Slots                          = SumSlots<S>;
+  static constexpr int lead            = Normalize ? 1 : 0;  // the extra sum of exp(f - m)
+  static constexpr bool writes_values  = true;
+  static constexpr bool writes_indices = false;
   static constexpr int static_acc_values =
       FD >= 0 ? 1 + Slots::slots * (FD - 1 + lead) : dynamic_extent;
   static constexpr int static_acc_indices = 0;
@@ -343,11 +350,13 @@ struct ShiftedExpReducer : FormulaDim<FD> {
 
   KOKKOS_INLINE_FUNCTION void init(AccRef<T> a) const {
     a.val[0] = -math::infinity<T>();
-    for (int c = 0; c < sums(); ++c) Slots::zero(a.val + 1, sums(), c);
+    for (int c = 0; c < sums(); ++c)
+      Slots::zero(a.val + 1, sums(), c);
   }
   KOKKOS_INLINE_FUNCTION void rescale(AccRef<T> a, T new_max) const {
     const T factor = math::exp(a.val[0] - new_max);
-    for (int c = 0; c < sums(); ++c) Slots::scale(a.val + 1, sums(), c, factor);
+    for (int c = 0; c < sums(); ++c)
+      Slots::scale(a.val + 1, sums(), c, factor);
     a.val[0] = new_max;
   }
   KOKKOS_INLINE_FUNCTION void add(AccRef<T> a, const T* f, int) const {
@@ -355,16 +364,19 @@ struct ShiftedExpReducer : FormulaDim<FD> {
     if (f[0] > a.val[0]) rescale(a, f[0]);
     const T w = math::exp(f[0] - a.val[0]);
     if constexpr (Normalize) Slots::add(a.val + 1, sums(), 0, w);
-    for (int c = 1; c < this->dim(); ++c) Slots::add(a.val + 1, sums(), c - 1 + lead, w * f[c]);
+    for (int c = 1; c < this->dim(); ++c)
+      Slots::add(a.val + 1, sums(), c - 1 + lead, w * f[c]);
   }
   KOKKOS_INLINE_FUNCTION void end_tile(AccRef<T> a) const {
-    for (int c = 0; c < sums(); ++c) Slots::flush(a.val + 1, sums(), c);
+    for (int c = 0; c < sums(); ++c)
+      Slots::flush(a.val + 1, sums(), c);
   }
   KOKKOS_INLINE_FUNCTION void combine(AccRef<T> a, AccRef<T> b) const {
     if (b.val[0] == -math::infinity<T>()) return;
     if (b.val[0] > a.val[0]) rescale(a, b.val[0]);
     const T factor = math::exp(b.val[0] - a.val[0]);
-    for (int c = 0; c < sums(); ++c) Slots::merge(a.val + 1, b.val + 1, sums(), c, factor);
+    for (int c = 0; c < sums(); ++c)
+      Slots::merge(a.val + 1, b.val + 1, sums(), c, factor);
   }
   template <class Out>
   KOKKOS_INLINE_FUNCTION void finalize(AccRef<T> a, const Out& out) const {
@@ -390,9 +402,9 @@ struct Reducer<SumSoftMaxWeight, T, FD, S> : ShiftedExpReducer<T, true, FD, S> {
 // ---------------------------------------------------------------- host-side facts
 /// Whether the reduction keeps the k smallest values.
 template <class Reduction>
-inline constexpr bool is_k_reduction = std::is_same_v<Reduction, KMin> ||
-                                       std::is_same_v<Reduction, ArgKMin> ||
-                                       std::is_same_v<Reduction, KMinArgKMin>;
+inline constexpr bool is_k_reduction =
+    std::is_same_v<Reduction, KMin> || std::is_same_v<Reduction, ArgKMin> ||
+    std::is_same_v<Reduction, KMinArgKMin>;
 
 /// Run-time k of a reduction (1 for the others).
 template <class Reduction>

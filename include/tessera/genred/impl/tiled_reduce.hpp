@@ -23,9 +23,9 @@ namespace Impl {
 /// Output Views reduced to pointers and strides; writes one row of values and/or indices.
 template <class T, class Index>
 struct OutputAccess {
-  T* values = nullptr;
+  T* values        = nullptr;
   std::int64_t vsb = 0, vsr = 0, vsc = 0;
-  Index* indices = nullptr;
+  Index* indices   = nullptr;
   std::int64_t isb = 0, isr = 0, isc = 0;
 
   struct Row {
@@ -44,7 +44,7 @@ struct OutputAccess {
 /// Per-row accumulators of the 2D scheme: row p holds `nv` values and `ni` indices.
 template <class T>
 struct PartialBuffer {
-  T* values   = nullptr;
+  T* values    = nullptr;
   int* indices = nullptr;
   int nv = 0, ni = 0;
   KOKKOS_INLINE_FUNCTION AccRef<T> row(std::int64_t p) const {
@@ -70,7 +70,8 @@ KOKKOS_INLINE_FUNCTION void copy_row_16(const T* src, T* dst) {
   const Chunk* chunks = reinterpret_cast<const Chunk*>(src);
   for (int c = 0; c < W / per; ++c) {
     const Chunk ch = chunks[c];
-    for (int e = 0; e < per; ++e) dst[c * per + e] = ch.v[e];
+    for (int e = 0; e < per; ++e)
+      dst[c * per + e] = ch.v[e];
   }
 }
 
@@ -83,11 +84,11 @@ constexpr std::size_t buffer_bytes(int n) {
 template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index>
 struct TiledReduce {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using PG     = VarGroup<T, typename Formula::param_dims>;
-  using IG     = VarGroup<T, typename Formula::i_dims>;
-  using JG     = VarGroup<T, typename Formula::j_dims>;
-  using OuterG = std::conditional_t<OuterIsI, IG, JG>;
-  using InnerG = std::conditional_t<OuterIsI, JG, IG>;
+  using PG          = VarGroup<T, typename Formula::param_dims>;
+  using IG          = VarGroup<T, typename Formula::i_dims>;
+  using JG          = VarGroup<T, typename Formula::j_dims>;
+  using OuterG      = std::conditional_t<OuterIsI, IG, JG>;
+  using InnerG      = std::conditional_t<OuterIsI, JG, IG>;
 
   static constexpr int FD = Formula::out_dim;
   static constexpr int OW = OuterG::static_width;
@@ -95,7 +96,7 @@ struct TiledReduce {
   static constexpr int SV = Red::static_acc_values;
   static constexpr int SI = Red::static_acc_indices;
   // Static stride of a staged inner row; rows of whole 16-byte chunks are read vectorised.
-  static constexpr int IS = IW >= 0 ? padded_width<T>(IW) : dynamic_extent;
+  static constexpr int IS           = IW >= 0 ? padded_width<T>(IW) : dynamic_extent;
   static constexpr bool vector_rows = IS > 0 && (IS * static_cast<int>(sizeof(T))) % 16 == 0;
 
   Formula formula;
@@ -109,8 +110,8 @@ struct TiledReduce {
   int tiles_outer;  // ceil(n_outer / team_size)
   int team_size;
   int tile_j;
-  int chunks;       // reduced-range chunks (1: 1D scheme)
-  int chunk_rows;   // reduced rows per chunk, a multiple of tile_j
+  int chunks;      // reduced-range chunks (1: 1D scheme)
+  int chunk_rows;  // reduced rows per chunk, a multiple of tile_j
   int thread_scratch_level;
   OutputAccess<T, Index> out;
   PartialBuffer<T> partial;
@@ -163,17 +164,17 @@ struct TiledReduce {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const int league = team.league_rank();
-    const int chunk  = league % chunks;
-    const int tile   = (league / chunks) % tiles_outer;
-    const int b      = league / chunks / tiles_outer;
-    const int o      = tile * team_size + team.team_rank();
+    const int league  = team.league_rank();
+    const int chunk   = league % chunks;
+    const int tile    = (league / chunks) % tiles_outer;
+    const int b       = league / chunks / tiles_outer;
+    const int o       = tile * team_size + team.team_rank();
     const bool active = o < n_outer;
 
     const int stride = inner_stride();
-    T* tile_buf = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(
-        static_cast<std::size_t>(tile_j) * stride * sizeof(T), 16));
-    T* prow = static_cast<T*>(
+    T* tile_buf      = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(
+             static_cast<std::size_t>(tile_j) * stride * sizeof(T), 16));
+    T* prow          = static_cast<T*>(
         team.team_scratch(0).get_shmem_aligned((params.width() + 1) * sizeof(T), 16));
 
     // Registers when sizes are static, per-thread scratch otherwise.
@@ -181,9 +182,9 @@ struct TiledReduce {
     T f_local[FD > 0 ? FD : 1];
     T acc_v_local[SV > 0 ? SV : 1];
     int acc_i_local[SI > 0 ? SI : 1];
-    auto& ts       = team.thread_scratch(thread_scratch_level);
-    T* outer_row   = outer_local;
-    T* f           = f_local;
+    auto& ts     = team.thread_scratch(thread_scratch_level);
+    T* outer_row = outer_local;
+    T* f         = f_local;
     AccRef<T> acc{acc_v_local, acc_i_local};
     if constexpr (OW < 0) {
       outer_row = static_cast<T*>(ts.get_shmem_aligned(outer().width() * sizeof(T), 16));
@@ -231,10 +232,12 @@ struct TiledReduce {
     if (chunks == 1) {
       red.finalize(acc, out.row(b, o));
     } else {
-      const AccRef<T> dst = partial.row((static_cast<std::int64_t>(b) * n_outer + o) * chunks +
-                                        chunk);
-      for (int s = 0; s < red.acc_values(); ++s) dst.val[s] = acc.val[s];
-      for (int s = 0; s < red.acc_indices(); ++s) dst.idx[s] = acc.idx[s];
+      const AccRef<T> dst =
+          partial.row((static_cast<std::int64_t>(b) * n_outer + o) * chunks + chunk);
+      for (int s = 0; s < red.acc_values(); ++s)
+        dst.val[s] = acc.val[s];
+      for (int s = 0; s < red.acc_indices(); ++s)
+        dst.idx[s] = acc.idx[s];
     }
   }
 };

@@ -18,11 +18,11 @@ namespace Impl {
 
 template <class T>
 struct VarAccessor {
-  const T* data      = nullptr;
-  std::int64_t sb    = 0;  // batch stride (0: unbatched)
-  std::int64_t sr    = 0;  // row stride
-  std::int64_t sc    = 0;  // component stride
-  int dim            = 0;
+  const T* data   = nullptr;
+  std::int64_t sb = 0;  // batch stride (0: unbatched)
+  std::int64_t sr = 0;  // row stride
+  std::int64_t sc = 0;  // component stride
+  int dim         = 0;
 
   template <class View>
   static VarAccessor from_view(const View& v) {
@@ -47,7 +47,7 @@ struct VarGroup;
 
 template <class T, int... D>
 struct VarGroup<T, Dims<D...>> {
-  using dims                      = Dims<D...>;
+  using dims                        = Dims<D...>;
   static constexpr int count        = sizeof...(D);
   static constexpr int static_width = StaticWidth<dims>::value;
 
@@ -122,8 +122,7 @@ struct VarGroup<T, Dims<D...>> {
 
  private:
   template <std::size_t... V>
-  KOKKOS_INLINE_FUNCTION void load_row_impl(int b, int r, T* dst,
-                                            std::index_sequence<V...>) const {
+  KOKKOS_INLINE_FUNCTION void load_row_impl(int b, int r, T* dst, std::index_sequence<V...>) const {
     (load_var_row<static_cast<int>(V)>(b, r, dst), ...);
   }
   template <int V>
@@ -132,25 +131,25 @@ struct VarGroup<T, Dims<D...>> {
     const T* src            = a.data + b * a.sb + r * a.sr;
     const int d             = dim<V>();
     T* out                  = dst + offset<V>();
-    for (int c = 0; c < d; ++c) out[c] = src[c * a.sc];
+    for (int c = 0; c < d; ++c)
+      out[c] = src[c * a.sc];
   }
   template <class Member, std::size_t... V>
   KOKKOS_INLINE_FUNCTION void load_tile_impl(const Member& team, int b, int r0, int rows,
-                                             int stride, T* dst,
-                                             std::index_sequence<V...>) const {
+                                             int stride, T* dst, std::index_sequence<V...>) const {
     (load_var_tile<static_cast<int>(V)>(team, b, r0, rows, stride, dst), ...);
   }
   template <int V, class Member>
-  KOKKOS_INLINE_FUNCTION void load_var_tile(const Member& team, int b, int r0, int rows,
-                                            int stride, T* dst) const {
+  KOKKOS_INLINE_FUNCTION void load_var_tile(const Member& team, int b, int r0, int rows, int stride,
+                                            T* dst) const {
     const VarAccessor<T>& a = vars[V];
     const T* src            = a.data + b * a.sb + r0 * a.sr;
     const int d             = dim<V>();
     T* out                  = dst + offset<V>();
     if (a.sc == 1 || d == 1) {  // rows contiguous (LayoutRight): walk row by row
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * d), [&](int e) {
-        const int row       = e / d;
-        const int c         = e - row * d;
+        const int row         = e / d;
+        const int c           = e - row * d;
         out[row * stride + c] = src[row * a.sr + c * a.sc];
       });
     } else {  // components contiguous (LayoutLeft): walk component by component
