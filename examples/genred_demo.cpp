@@ -88,6 +88,7 @@ bool run(const char* name, int m, int n, const std::function<void()>& op,
   }
   std::printf("%-22s %9d x %-9d %10.3f ms %12.3e pairs/s  max rel. error %.2e  %s\n", name, m, n,
               seconds * 1e3, double(m) * n / seconds, max_error, ok ? "ok" : "FAILED");
+  std::fflush(stdout);
   return ok;
 }
 
