@@ -15,6 +15,7 @@ using tessera::Dims;
 using tessera::dynamic_extent;
 using tessera::In;
 using tessera::Out;
+using tessera_test::expect_rejected;
 
 /// F = [p0 |x - y|^2 + u0, w0]: one parameter, two i-variables (x, u), two j-variables (y, w).
 struct TwoByTwo {
@@ -103,23 +104,6 @@ void expect_untouched(const View& v, const std::string& what) {
     } else {
       ASSERT_EQ(e, -7) << what << ": output written before the exception";
     }
-  }
-}
-
-/// Expects call() to throw exactly Exception with a message that contains every part.
-template <class Exception, class Call>
-void expect_rejected(Call&& call, const std::vector<std::string>& parts) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected one mentioning \"" << parts.front() << "\"";
-  } catch (const Exception& e) {
-    const std::string msg = e.what();
-    for (const std::string& part : parts) {
-      EXPECT_NE(msg.find(part), std::string::npos)
-          << "message \"" << msg << "\" lacks \"" << part << "\"";
-    }
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type " << typeid(e).name() << ": " << e.what();
   }
 }
 

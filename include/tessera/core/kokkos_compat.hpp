@@ -1,11 +1,13 @@
 // The one place where Kokkos 3.4 and Kokkos 4.x differ for Tessera.
 //
 // Kokkos 3.4 keeps its math functions in Kokkos::Experimental; Kokkos 4 moved them to Kokkos::.
-// Everything else Tessera uses (TeamPolicy, scratch memory, Views, SpaceAccessibility) has the
-// same spelling in both.
+// Kokkos 3.4 sorts a View only on its default execution space instance; Kokkos 4 takes the
+// instance (and uses Thrust on CUDA). Everything else Tessera uses (TeamPolicy, scratch memory,
+// Views, SpaceAccessibility) has the same spelling in both.
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Sort.hpp>
 
 #include <type_traits>
 
@@ -47,6 +49,15 @@ KOKKOS_INLINE_FUNCTION T sqrt(T x) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::sqrt(x);
 }
 
+template <class T>
+KOKKOS_INLINE_FUNCTION T fabs(T x) {
+  return TESSERA_KOKKOS_MATH_NAMESPACE::fabs(x);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T fmax(T x, T y) {
+  return TESSERA_KOKKOS_MATH_NAMESPACE::fmax(x, y);
+}
+
 /// +infinity of a floating-point type, usable in device code on every backend.
 template <class T>
 KOKKOS_INLINE_FUNCTION constexpr T infinity() {
@@ -55,4 +66,20 @@ KOKKOS_INLINE_FUNCTION constexpr T infinity() {
 }
 
 }  // namespace math
+
+namespace Impl {
+
+/// Sorts a rank-1 View of integers in ascending order, ordered with the other work of `space`.
+template <class ExecSpace, class View>
+void sort_view(const ExecSpace& space, const View& view) {
+#if defined(KOKKOS_VERSION) && KOKKOS_VERSION >= 40000
+  Kokkos::sort(space, view);
+#else
+  space.fence();  // Kokkos 3.4 sorts on the View's default instance
+  Kokkos::sort(view);
+  Kokkos::fence();
+#endif
+}
+
+}  // namespace Impl
 }  // namespace tessera

@@ -23,6 +23,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/tiling.hpp>
+#include <tessera/genred/block_sparse_ranges.hpp>
 #include <tessera/genred/formula.hpp>
 #include <tessera/genred/impl/combine_partials.hpp>
 #include <tessera/genred/impl/reducers.hpp>
@@ -200,12 +201,25 @@ Schedule plan_schedule(const ExecSpace& space, const GenredOptions& options, std
   return s;
 }
 
+/// The sparsity argument of a dense call.
+struct NoSparsity {};
+
+/// Largest power of two <= n (n >= 1), at most 2^(tile_levels - 1): the block-sparse team tables
+/// exist for these team sizes.
+inline int sparse_team_level(int n) {
+  int level = 0;
+  while (level + 1 < tile_levels && (2 << level) <= n)
+    ++level;
+  return level;
+}
+
 template <class ExecSpace, class T, class Index, class Formula, class Red, bool OuterIsI, class PG,
-          class IG, class JG, class OutputsT>
+          class IG, class JG, class OutputsT, class Sparsity>
 void launch(const ExecSpace& space, const GenredOptions& options, const Shape& shape,
             const Formula& formula, const Red& red, int formula_dim, const PG& params,
-            const IG& ivars, const JG& jvars, const OutputsT& outputs) {
-  using Kernel              = TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index>;
+            const IG& ivars, const JG& jvars, const OutputsT& outputs, const Sparsity& sparsity) {
+  constexpr bool sparse     = !std::is_same_v<Sparsity, NoSparsity>;
+  using Kernel              = TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index, sparse>;
   using Policy              = Kokkos::TeamPolicy<ExecSpace>;
   const std::size_t n_outer = OuterIsI ? shape.m : shape.n;
   const std::size_t n_inner = OuterIsI ? shape.n : shape.m;
@@ -213,13 +227,18 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
 
   const TileShape defaults = default_tile_shape<ExecSpace>(sizeof(T));
   Kernel k{formula, red, params, ivars, jvars, formula_dim};
-  k.n_outer   = static_cast<int>(n_outer);
-  k.n_inner   = static_cast<int>(n_inner);
-  k.tile_j    = options.tile_j > 0 ? options.tile_j : defaults.tile_j;
-  k.out       = output_access<T, Index>(outputs);
-  k.chunks    = 1;
-  int team    = options.team_size > 0 ? options.team_size : defaults.team_size;
-  team        = std::min(team, Policy(space, 1, 1).team_size_max(k, Kokkos::ParallelForTag()));
+  k.n_outer = static_cast<int>(n_outer);
+  k.n_inner = static_cast<int>(n_inner);
+  k.tile_j  = options.tile_j > 0 ? options.tile_j : defaults.tile_j;
+  k.out     = output_access<T, Index>(outputs);
+  k.chunks  = 1;
+  int team  = options.team_size > 0 ? options.team_size : defaults.team_size;
+  team      = std::min(team, Policy(space, 1, 1).team_size_max(k, Kokkos::ParallelForTag()));
+  int level = 0;
+  if constexpr (sparse) {
+    level = sparse_team_level(team);
+    team  = 1 << level;
+  }
   k.team_size = team;
 
   // Scratch: the staged tile at level 0 (shrunk if the inner rows are wide), per-thread
@@ -236,10 +255,25 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
                                    " bytes of team scratch memory"));
   }
 
-  const Schedule s = plan_schedule(space, options, shape.batch, n_outer, n_inner, team, k.tile_j);
-  k.tiles_outer    = s.tiles_outer;
-  k.chunks         = s.chunks;
-  k.chunk_rows     = s.chunk_rows;
+  Schedule s{team, k.tile_j, 1, k.n_inner, 0};
+  if constexpr (sparse) {
+    const auto& dir          = sparsity.direction(OuterIsI ? Axis::j : Axis::i);
+    s.tiles_outer            = dir.teams[level];
+    k.sparse                 = {dir.segments.data(), dir.slices.data(), dir.ranges.data(),
+                                dir.tile_starts.data() + level * (dir.segment_count() + 1), dir.segment_count()};
+    const std::size_t league = shape.batch * static_cast<std::size_t>(s.tiles_outer);
+    if (s.tiles_outer == 0) return;
+    if (league > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      throw std::length_error(concat("tessera::genred: batch * row tiles = ", league,
+                                     " exceeds the largest league size ",
+                                     std::numeric_limits<int>::max()));
+    }
+  } else {
+    s = plan_schedule(space, options, shape.batch, n_outer, n_inner, team, k.tile_j);
+  }
+  k.tiles_outer = s.tiles_outer;
+  k.chunks      = s.chunks;
+  k.chunk_rows  = s.chunk_rows;
 
   Kokkos::View<T*, typename ExecSpace::memory_space> partial_values;
   Kokkos::View<int*, typename ExecSpace::memory_space> partial_indices;
@@ -263,7 +297,9 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
     policy.set_scratch_size(0, Kokkos::PerTeam(k.team_scratch_bytes()));
     policy.set_scratch_size(1, Kokkos::PerThread(per_thread));
   }
-  Kokkos::parallel_for(k.chunks > 1 ? "tessera::genred::tiled_2d" : "tessera::genred::tiled_1d",
+  Kokkos::parallel_for(sparse         ? "tessera::genred::block_sparse_1d"
+                       : k.chunks > 1 ? "tessera::genred::tiled_2d"
+                                      : "tessera::genred::tiled_1d",
                        policy, k);
 
   if (k.chunks > 1) {
@@ -276,10 +312,10 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
 }
 
 template <class ExecSpace, class T, class Index, class Formula, class Reduction, class PG, class IG,
-          class JG, class OutputsT>
+          class JG, class OutputsT, class Sparsity>
 void dispatch(const ExecSpace& space, const GenredOptions& options, const Shape& shape,
               const Formula& formula, const Reduction& reduction, int formula_dim, const PG& params,
-              const IG& ivars, const JG& jvars, const OutputsT& outputs) {
+              const IG& ivars, const JG& jvars, const OutputsT& outputs, const Sparsity& sparsity) {
   constexpr int FD = Formula::out_dim;
   auto run         = [&](auto summation_tag) {
     constexpr Summation S = decltype(summation_tag)::value;
@@ -287,10 +323,12 @@ void dispatch(const ExecSpace& space, const GenredOptions& options, const Shape&
     using Red             = std::decay_t<decltype(red)>;
     if (options.axis == Axis::j) {
       launch<ExecSpace, T, Index, Formula, Red, true>(space, options, shape, formula, red,
-                                                      formula_dim, params, ivars, jvars, outputs);
+                                                      formula_dim, params, ivars, jvars, outputs,
+                                                      sparsity);
     } else {
       launch<ExecSpace, T, Index, Formula, Red, false>(space, options, shape, formula, red,
-                                                       formula_dim, params, ivars, jvars, outputs);
+                                                       formula_dim, params, ivars, jvars, outputs,
+                                                       sparsity);
     }
   };
   using Direct = std::integral_constant<Summation, Summation::direct>;
@@ -328,14 +366,14 @@ struct FirstScalar<> {
 
 }  // namespace Impl
 
-/// a = Reduction over j (or over i, options.axis) of formula(p, x_i, y_j); see the file comment
-/// for shapes, checks and costs. `out` is a View, or tessera::outputs(values, indices) for
-/// MinArgMin, MaxArgMax and KMinArgKMin.
+namespace Impl {
+
+/// Checks every argument of a call, then runs it (dense, or restricted by `sparsity`).
 template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
-          class Output>
-void genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
-            const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
-            const Output& out, const GenredOptions& options = {}) {
+          class Output, class Sparsity>
+void checked_genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
+                    const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
+                    const Output& out, const GenredOptions& options, const Sparsity& sparsity) {
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "tessera::genred: the first argument must be a Kokkos execution space instance");
   using FirstVar =
@@ -456,6 +494,20 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
     Impl::check_output(indices_name, outs.indices, shape, out_rows, rows_name, facts.out_columns());
   }
 
+  if constexpr (!std::is_same_v<Sparsity, Impl::NoSparsity>) {
+    static_assert(
+        Kokkos::SpaceAccessibility<ExecSpace, typename Sparsity::memory_space>::accessible,
+        "tessera::genred: the BlockSparseRanges must be accessible from the execution "
+        "space");
+    Impl::check_extent("ranges", "M", static_cast<std::size_t>(sparsity.m()), shape.m,
+                       ", the call's i rows");
+    Impl::check_extent("ranges", "N", static_cast<std::size_t>(sparsity.n()), shape.n,
+                       ", the call's j rows");
+    Impl::require(options.scheme != Scheme::tiled_2d, "genred",
+                  "block-sparse reductions run the 1D scheme: Scheme::tiled_2d is not available "
+                  "with ranges");
+  }
+
   // ---- launch
   using Kernel  = Impl::TiledReduce<ExecSpace, T, Formula,
                                    Impl::Reducer<Reduction, T, Formula::out_dim, Summation::direct>,
@@ -464,7 +516,66 @@ void genred(const ExecSpace& space, const Reduction& reduction, const Formula& f
   const auto ig = Kernel::IG::from_views(i_views);
   const auto jg = Kernel::JG::from_views(j_views);
   Impl::dispatch<ExecSpace, T, Index>(space, options, shape, formula, reduction, formula_dim, pg,
-                                      ig, jg, outs);
+                                      ig, jg, outs, sparsity);
+}
+
+}  // namespace Impl
+
+/// a = Reduction over j (or over i, options.axis) of formula(p, x_i, y_j); see the file comment
+/// for shapes, checks and costs. `out` is a View, or tessera::outputs(values, indices) for
+/// MinArgMin, MaxArgMax and KMinArgKMin.
+template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
+          class Output>
+void genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
+            const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
+            const Output& out, const GenredOptions& options = {}) {
+  Impl::checked_genred(space, reduction, formula, params, i, j, out, options, Impl::NoSparsity{});
+}
+
+/// Block-sparse genred: as above, with the reduction over j (over i for Axis::i) restricted to
+/// the pairs that `ranges` keeps; rows whose segment keeps no pair get the reduction's
+/// empty-range value. `ranges` must describe the call's M-by-N plane (std::invalid_argument
+/// otherwise); the same pattern serves every batch entry. Work: B * ranges.kept_pairs() formula
+/// evaluations plus the idle threads of partial team tiles (one per segment on average), so
+/// segments should be at least a team long (256 rows on GPUs). Runs the 1D scheme: team sizes
+/// are rounded down to a power of two, and Scheme::tiled_2d is rejected.
+template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
+          class Output, class MemorySpace>
+void genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
+            const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
+            const Output& out, const BlockSparseRanges<MemorySpace>& ranges,
+            const GenredOptions& options = {}) {
+  Impl::checked_genred(space, reduction, formula, params, i, j, out, options, ranges);
+}
+
+/// Block-sparse genred without parameter variables.
+template <class ExecSpace, class Reduction, class Formula, class... I, class... J, class Output,
+          class MemorySpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
+            const IVars<I...>& i, const JVars<J...>& j, const Output& out,
+            const BlockSparseRanges<MemorySpace>& ranges, const GenredOptions& options = {}) {
+  Impl::checked_genred(space, reduction, formula, Params<>{}, i, j, out, options, ranges);
+}
+
+/// Block-sparse genred on Kokkos::DefaultExecutionSpace.
+template <class Reduction, class Formula, class... P, class... I, class... J, class Output,
+          class MemorySpace,
+          class = std::enable_if_t<!Kokkos::is_execution_space<Reduction>::value>>
+void genred(const Reduction& reduction, const Formula& formula, const Params<P...>& params,
+            const IVars<I...>& i, const JVars<J...>& j, const Output& out,
+            const BlockSparseRanges<MemorySpace>& ranges, const GenredOptions& options = {}) {
+  Impl::checked_genred(Kokkos::DefaultExecutionSpace{}, reduction, formula, params, i, j, out,
+                       options, ranges);
+}
+
+/// Block-sparse genred on Kokkos::DefaultExecutionSpace, without parameter variables.
+template <class Reduction, class Formula, class... I, class... J, class Output, class MemorySpace,
+          class = std::enable_if_t<!Kokkos::is_execution_space<Reduction>::value>>
+void genred(const Reduction& reduction, const Formula& formula, const IVars<I...>& i,
+            const JVars<J...>& j, const Output& out, const BlockSparseRanges<MemorySpace>& ranges,
+            const GenredOptions& options = {}) {
+  Impl::checked_genred(Kokkos::DefaultExecutionSpace{}, reduction, formula, Params<>{}, i, j, out,
+                       options, ranges);
 }
 
 /// genred without parameter variables.

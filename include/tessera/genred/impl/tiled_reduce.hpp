@@ -1,14 +1,21 @@
-// The team-policy kernel behind both Genred schemes (KeOps GpuConv1D, generalised).
+// The team-policy kernel behind the Genred schemes (KeOps GpuConv1D, generalised).
 //
-// A team owns a tile of `team_size` outer rows (one per thread) and one chunk of the reduced
-// index range. Each thread keeps its outer row and its accumulator in registers (in per-thread
+// A team owns a tile of `team_size` outer rows (one per thread) and a set of reduced-index
+// ranges. Each thread keeps its outer row and its accumulator in registers (in per-thread
 // scratch when sizes are only known at run time); the team stages tiles of `tile_j` inner rows
-// in scratch level 0, then every thread folds F(p, x_i, y_j) over the staged rows. With one
-// chunk (1D scheme) the thread writes its final output row; with several (2D scheme) it writes
-// its accumulator to a partial buffer that combine_partials.hpp reduces.
+// in scratch level 0, then every thread folds F(p, x_i, y_j) over the staged rows.
+//  - Dense (1D/2D schemes): the tile is rows [t * team_size, ...) of [0, n_outer) and the range
+//    is one chunk of the reduced index. With one chunk (1D) the thread writes its final output
+//    row; with several (2D) it writes its accumulator to a partial buffer that
+//    combine_partials.hpp reduces.
+//  - Block-sparse: the tile lies inside one outer segment and the ranges are the segment's
+//    inner ranges. Staged tiles are packed across ranges (a tile may hold the end of one range
+//    and the start of the next), so short or unaligned ranges still fill whole tiles and no
+//    pair is tested against a mask.
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/sorted_search.hpp>
 #include <tessera/genred/impl/reducers.hpp>
 #include <tessera/genred/impl/var_group.hpp>
 
@@ -81,7 +88,17 @@ constexpr std::size_t buffer_bytes(int n) {
   return n > 0 ? static_cast<std::size_t>(n) * sizeof(S) + 16 : 0;
 }
 
-template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index>
+/// The block-sparse schedule of one direction, as raw pointers (see block_sparse_build.hpp).
+struct SparseSchedule {
+  const int* segments    = nullptr;  // (Q, 2) outer segments
+  const int* slices      = nullptr;  // (Q) end offsets into ranges
+  const int* ranges      = nullptr;  // (P, 2) inner ranges
+  const int* tile_starts = nullptr;  // (Q + 1) first team of each segment, for this team size
+  int segment_count      = 0;
+};
+
+template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index,
+          bool Sparse = false>
 struct TiledReduce {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using PG          = VarGroup<T, typename Formula::param_dims>;
@@ -115,6 +132,7 @@ struct TiledReduce {
   int thread_scratch_level;
   OutputAccess<T, Index> out;
   PartialBuffer<T> partial;
+  SparseSchedule sparse;  // block-sparse only
 
   KOKKOS_INLINE_FUNCTION const OuterG& outer() const {
     if constexpr (OuterIsI) {
@@ -163,13 +181,107 @@ struct TiledReduce {
               std::make_index_sequence<IG::count>(), std::make_index_sequence<JG::count>());
   }
 
+  /// Folds F over `rows` staged inner rows whose reduced indices are j_first, j_first + 1, ...
+  KOKKOS_FORCEINLINE_FUNCTION void fold_staged(const T* staged, int rows, int j_first,
+                                               const T* prow, const T* outer_row, T* f,
+                                               const AccRef<T>& acc) const {
+    const int stride = inner_stride();
+    TESSERA_UNROLL(4)
+    for (int jj = 0; jj < rows; ++jj) {
+      if constexpr (vector_rows) {
+        T inner_row[vector_rows ? IS : 1];
+        copy_row_16<T, IS>(staged + jj * IS, inner_row);
+        eval(prow, outer_row, inner_row, f);
+      } else {
+        eval(prow, outer_row, staged + jj * stride, f);
+      }
+      red.add(acc, f, j_first + jj);
+    }
+  }
+
+  /// Dense: tiles of the contiguous range [j_begin, j_end).
+  KOKKOS_FORCEINLINE_FUNCTION void fold_range(const member_type& team, int b, int j_begin,
+                                              int j_end, bool active, T* tile_buf, const T* prow,
+                                              const T* outer_row, T* f,
+                                              const AccRef<T>& acc) const {
+    const int stride = inner_stride();
+    for (int j0 = j_begin; j0 < j_end; j0 += tile_j) {
+      const int rows = j_end - j0 < tile_j ? j_end - j0 : tile_j;
+      team.team_barrier();  // the previous tile has been consumed
+      inner().load_tile(team, b, j0, rows, stride, tile_buf);
+      team.team_barrier();  // the tile is complete
+      if (active) {
+        fold_staged(tile_buf, rows, j0, prow, outer_row, f, acc);
+        red.end_tile(acc);
+      }
+    }
+  }
+
+  /// Block-sparse: the ranges [l_begin, l_end) of sparse.ranges, packed into staged tiles. Every
+  /// thread walks the same cursor (range l, row j), so the team agrees on each tile's pieces.
+  KOKKOS_FORCEINLINE_FUNCTION void fold_ranges(const member_type& team, int b, int l_begin,
+                                               int l_end, bool active, T* tile_buf, const T* prow,
+                                               const T* outer_row, T* f,
+                                               const AccRef<T>& acc) const {
+    const int stride  = inner_stride();
+    const int* ranges = sparse.ranges;
+    int l = l_begin, j = l < l_end ? ranges[2 * l] : 0;
+    while (l < l_end && j >= ranges[2 * l + 1]) {  // skip empty ranges
+      if (++l < l_end) j = ranges[2 * l];
+    }
+    while (l < l_end) {
+      team.team_barrier();  // the previous tile has been consumed
+      int filled = 0, lw = l, jw = j;
+      while (filled < tile_j && lw < l_end) {
+        const int take =
+            ranges[2 * lw + 1] - jw < tile_j - filled ? ranges[2 * lw + 1] - jw : tile_j - filled;
+        inner().load_tile(team, b, jw, take, stride, tile_buf + filled * stride);
+        filled += take;
+        jw += take;
+        while (lw < l_end && jw >= ranges[2 * lw + 1]) {
+          if (++lw < l_end) jw = ranges[2 * lw];
+        }
+      }
+      team.team_barrier();  // the tile is complete
+      if (active) {
+        for (int pos = 0; pos < filled;) {
+          const int take =
+              ranges[2 * l + 1] - j < filled - pos ? ranges[2 * l + 1] - j : filled - pos;
+          fold_staged(tile_buf + pos * stride, take, j, prow, outer_row, f, acc);
+          pos += take;
+          j += take;
+          while (l < l_end && j >= ranges[2 * l + 1]) {
+            if (++l < l_end) j = ranges[2 * l];
+          }
+        }
+        red.end_tile(acc);
+      }
+      l = lw;
+      j = jw;
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const int league  = team.league_rank();
-    const int chunk   = league % chunks;
-    const int tile    = (league / chunks) % tiles_outer;
-    const int b       = league / chunks / tiles_outer;
-    const int o       = tile * team_size + team.team_rank();
-    const bool active = o < n_outer;
+    const int league = team.league_rank();
+    int b, o_begin, o_end, chunk = 0, l_begin = 0, l_end = 0;
+    if constexpr (Sparse) {
+      b             = league / tiles_outer;
+      const int t   = league - b * tiles_outer;
+      const int q   = upper_bound(sparse.tile_starts, sparse.segment_count + 1, t) - 1;
+      const int end = sparse.segments[2 * q + 1];
+      o_begin       = sparse.segments[2 * q] + (t - sparse.tile_starts[q]) * team_size;
+      o_end         = o_begin + team_size < end ? o_begin + team_size : end;
+      l_begin       = q == 0 ? 0 : sparse.slices[q - 1];
+      l_end         = sparse.slices[q];
+    } else {
+      chunk          = league % chunks;
+      const int tile = (league / chunks) % tiles_outer;
+      b              = league / chunks / tiles_outer;
+      o_begin        = tile * team_size;
+      o_end          = o_begin + team_size < n_outer ? o_begin + team_size : n_outer;
+    }
+    const int o       = o_begin + team.team_rank();
+    const bool active = o < o_end;
 
     const int stride = inner_stride();
     T* tile_buf      = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(
@@ -205,27 +317,12 @@ struct TiledReduce {
     if (active) outer().load_row(b, o, outer_row);
     red.init(acc);
 
-    const int j_begin = chunk * chunk_rows;
-    const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
-    for (int j0 = j_begin; j0 < j_end; j0 += tile_j) {
-      const int rows = j_end - j0 < tile_j ? j_end - j0 : tile_j;
-      team.team_barrier();  // the previous tile has been consumed
-      inner().load_tile(team, b, j0, rows, stride, tile_buf);
-      team.team_barrier();  // the tile is complete
-      if (active) {
-        TESSERA_UNROLL(4)
-        for (int jj = 0; jj < rows; ++jj) {
-          if constexpr (vector_rows) {
-            T inner_row[vector_rows ? IS : 1];
-            copy_row_16<T, IS>(tile_buf + jj * IS, inner_row);
-            eval(prow, outer_row, inner_row, f);
-          } else {
-            eval(prow, outer_row, tile_buf + jj * stride, f);
-          }
-          red.add(acc, f, j0 + jj);
-        }
-        red.end_tile(acc);
-      }
+    if constexpr (Sparse) {
+      fold_ranges(team, b, l_begin, l_end, active, tile_buf, prow, outer_row, f, acc);
+    } else {
+      const int j_begin = chunk * chunk_rows;
+      const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
+      fold_range(team, b, j_begin, j_end, active, tile_buf, prow, outer_row, f, acc);
     }
 
     if (!active) return;
