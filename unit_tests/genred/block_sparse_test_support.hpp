@@ -73,6 +73,22 @@ struct HostPattern {
   }
 };
 
+/// One direction of a device pattern on the host: the triple (Axis::j) or its transpose
+/// (Axis::i, a pattern over the N-by-M plane).
+template <class Ranges>
+HostPattern host_pattern(const Ranges& r, tessera::Axis axis) {
+  auto ints = [](const auto& v) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    return std::vector<int>(h.data(), h.data() + h.size());
+  };
+  const bool rows = axis == tessera::Axis::j;
+  HostPattern p(rows ? r.m() : r.n(), rows ? r.n() : r.m());
+  p.segments = ints(rows ? r.ranges_i() : r.ranges_j());
+  p.slices   = ints(rows ? r.slices_i() : r.slices_j());
+  p.ranges   = ints(rows ? r.redranges_j() : r.redranges_i());
+  return p;
+}
+
 /// A random pattern with about `segments` segments (some empty), each with 0 to 4 ranges
 /// (some empty, some touching), starting and ending anywhere.
 inline HostPattern random_pattern(int m, int n, int segments, unsigned seed) {

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -349,6 +350,23 @@ std::vector<double> host_rows(const View& v) {
   for (std::size_t e = 0; e < h.size(); ++e)
     out[e] = static_cast<double>(h.data()[e]);
   return out;
+}
+
+/// Host copy of an integer View's elements, in memory order.
+template <class View>
+std::vector<int> host_ints(const View& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<int>(h.data(), h.data() + h.size());
+}
+
+/// A rank-1 device View of ints holding `data`.
+template <class Space>
+Kokkos::View<int*, typename Space::memory_space> int_view(const std::vector<int>& data) {
+  Kokkos::View<int*, typename Space::memory_space> v("ints", data.size());
+  auto h = Kokkos::create_mirror_view(v);
+  std::copy(data.begin(), data.end(), h.data());
+  Kokkos::deep_copy(v, h);
+  return v;
 }
 
 /// F(i, j) of an unbatched problem: writes the formula's D components to out, in double.

@@ -19,22 +19,6 @@ template <class Space>
 class BlockSparseRanges : public ::testing::Test {};
 TYPED_TEST_SUITE(BlockSparseRanges, ExecutionSpaces);
 
-/// A host copy of one direction of a device pattern.
-template <class View>
-std::vector<int> host_ints(const View& v) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-  return std::vector<int>(h.data(), h.data() + h.size());
-}
-
-template <class Ranges>
-HostPattern transposed_on_host(const Ranges& r) {
-  HostPattern t(r.n(), r.m());
-  t.segments = host_ints(r.ranges_j());
-  t.slices   = host_ints(r.slices_j());
-  t.ranges   = host_ints(r.redranges_i());
-  return t;
-}
-
 /// The transposed triple is a valid pattern over N-by-M that keeps (j, i) exactly when the
 /// original keeps (i, j).
 template <class Space>
@@ -42,7 +26,7 @@ void expect_transpose_matches(const HostPattern& p) {
   const auto r = p.to_device<Space>();
   ASSERT_EQ(r.m(), p.m);
   ASSERT_EQ(r.n(), p.n);
-  const HostPattern t = transposed_on_host(r);
+  const HostPattern t = host_pattern(r, tessera::Axis::i);
   // re-validating the transposed triple checks partition, slices and sortedness
   const auto again = t.to_device<Space>();
   EXPECT_EQ(again.kept_pairs(), r.kept_pairs());
@@ -83,7 +67,7 @@ TYPED_TEST(BlockSparseRanges, TransposeMergesRunsOfSegments) {
   p.add_segment(20, {{0, 4}, {6, 10}});
   p.add_segment(30, {{0, 10}});
   expect_transpose_matches<TypeParam>(p);
-  const HostPattern t = transposed_on_host(p.to_device<TypeParam>());
+  const HostPattern t = host_pattern(p.to_device<TypeParam>(), tessera::Axis::i);
   EXPECT_EQ(t.segments, (std::vector<int>{0, 4, 4, 6, 6, 10}));
   EXPECT_EQ(t.slices, (std::vector<int>{1, 3, 4}));
   EXPECT_EQ(t.ranges, (std::vector<int>{0, 30, 0, 10, 20, 30, 0, 30}));

@@ -22,12 +22,6 @@ template <class Space>
 class ClusterMask : public ::testing::Test {};
 TYPED_TEST_SUITE(ClusterMask, ExecutionSpaces);
 
-template <class View>
-std::vector<int> host_ints(const View& v) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-  return std::vector<int>(h.data(), h.data() + h.size());
-}
-
 /// Cluster ranges partitioning [0, total) with random sizes, some empty.
 std::vector<int> random_clusters(int count, int max_size, std::mt19937& gen) {
   std::uniform_int_distribution<int> size(0, max_size);
@@ -73,13 +67,8 @@ HostPattern check_mask_pattern(const std::vector<char>& mask, const std::vector<
   const int m = cx ? rx.back() : 0, n = cy ? ry.back() : 0;
   EXPECT_EQ(r.m(), m);
   EXPECT_EQ(r.n(), n);
-  HostPattern fwd(m, n), bwd(n, m);
-  fwd.segments = host_ints(r.ranges_i());
-  fwd.slices   = host_ints(r.slices_i());
-  fwd.ranges   = host_ints(r.redranges_j());
-  bwd.segments = host_ints(r.ranges_j());
-  bwd.slices   = host_ints(r.slices_j());
-  bwd.ranges   = host_ints(r.redranges_i());
+  const HostPattern fwd = host_pattern(r, tessera::Axis::j);
+  const HostPattern bwd = host_pattern(r, tessera::Axis::i);
   std::vector<int> cluster_of_i(m), cluster_of_j(n);
   for (int a = 0; a < cx; ++a) {
     for (int i = rx[2 * a]; i < rx[2 * a + 1]; ++i)

@@ -50,6 +50,10 @@ KOKKOS_INLINE_FUNCTION T sqrt(T x) {
 }
 
 template <class T>
+KOKKOS_INLINE_FUNCTION T floor(T x) {
+  return TESSERA_KOKKOS_MATH_NAMESPACE::floor(x);
+}
+template <class T>
 KOKKOS_INLINE_FUNCTION T fabs(T x) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::fabs(x);
 }

@@ -150,9 +150,9 @@ BlockSparseRanges<typename ExecSpace::memory_space> ranges_from_mask(const ExecS
 /// with a slack of a few ulps of the centroids' type (relative to the cutoff and to the
 /// coordinates) so that rounding never drops a pair. With the radii of cluster_ranges_centroids
 /// (each cluster inside its ball), every pair of points closer than `cutoff` falls in a kept
-/// tile; pass zero radii for a plain threshold on centroid distances. centroids: (C, D) Views of one float type, radii rank-1 Views of it;
-/// cutoff >= 0 (+infinity keeps everything). Work O(Cx * Cy * D), no fence. Returns a (Cx, Cy)
-/// View<bool**> in the execution space's memory space.
+/// tile; pass zero radii for a plain threshold on centroid distances. centroids: (C, D) Views of
+/// one float type, radii rank-1 Views of it; cutoff >= 0 (+infinity keeps everything). Work O(Cx *
+/// Cy * D), no fence. Returns a (Cx, Cy) View<bool**> in the execution space's memory space.
 template <class ExecSpace, class CentroidsX, class RadiiX, class CentroidsY, class RadiiY>
 Kokkos::View<bool**, typename ExecSpace::memory_space> mask_from_centroid_distance(
     const ExecSpace& space, const CentroidsX& centroids_x, const RadiiX& radii_x,
@@ -182,7 +182,7 @@ Kokkos::View<bool**, typename ExecSpace::memory_space> mask_from_centroid_distan
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
           space, 0, static_cast<std::int64_t>(cx) * cy),
       KOKKOS_LAMBDA(std::int64_t t) {
-        const int a  = static_cast<int>(t / cy), b = static_cast<int>(t % cy);
+        const int a = static_cast<int>(t / cy), b = static_cast<int>(t % cy);
         double r2    = 0;
         double scale = 0;  // largest coordinate, for the rounding slack
         for (int c = 0; c < d; ++c) {

@@ -19,6 +19,9 @@
 // Complexity: B * M * N formula evaluations. Memory: the outputs only for the 1D scheme; the
 // 2D scheme adds a buffer of B * rows * chunks accumulators (chunks <= 2 * concurrency / rows).
 // Asynchronous: no fence, except that the 2D scheme frees its partial buffer on return.
+//
+// Block-sparse reductions: pass a tessera::BlockSparseRanges (block_sparse_ranges.hpp) after
+// the output to restrict the reduction to the tiles it keeps; see the overloads below.
 #pragma once
 
 #include <tessera/core/errors.hpp>

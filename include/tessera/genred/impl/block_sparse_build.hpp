@@ -40,8 +40,8 @@ struct BlockSparseAxis {
   Kokkos::View<int*, MemorySpace> tile_starts;  // (tile_levels * (Q + 1)): first team of q
   Kokkos::Array<int, tile_levels> teams{};      // host copy of the team count per level
 
-  int segment_count() const { return static_cast<int>(segments.extent(0)); }
-  int range_count() const { return static_cast<int>(ranges.extent(0)); }
+  KOKKOS_INLINE_FUNCTION int segment_count() const { return static_cast<int>(segments.extent(0)); }
+  KOKKOS_INLINE_FUNCTION int range_count() const { return static_cast<int>(ranges.extent(0)); }
 };
 
 /// Copies a user's (rows, 2) integer View of any layout into an IndexRanges.

@@ -185,15 +185,17 @@ struct TiledReduce {
   KOKKOS_FORCEINLINE_FUNCTION void fold_staged(const T* staged, int rows, int j_first,
                                                const T* prow, const T* outer_row, T* f,
                                                const AccRef<T>& acc) const {
-    const int stride = inner_stride();
+    // one pointer walks the rows: a single address increment per unrolled group of rows
+    const int step = vector_rows ? IS : inner_stride();
+    const T* row   = staged;
     TESSERA_UNROLL(4)
-    for (int jj = 0; jj < rows; ++jj) {
+    for (int jj = 0; jj < rows; ++jj, row += step) {
       if constexpr (vector_rows) {
         T inner_row[vector_rows ? IS : 1];
-        copy_row_16<T, IS>(staged + jj * IS, inner_row);
+        copy_row_16<T, IS>(row, inner_row);
         eval(prow, outer_row, inner_row, f);
       } else {
-        eval(prow, outer_row, staged + jj * stride, f);
+        eval(prow, outer_row, row, f);
       }
       red.add(acc, f, j_first + jj);
     }
