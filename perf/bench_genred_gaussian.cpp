@@ -123,12 +123,3 @@ BENCHMARK_TEMPLATE(BM_tessera_genred, tessera::Scheme::tiled_1d)->Apply(sizes);
 BENCHMARK_TEMPLATE(BM_tessera_genred, tessera::Scheme::automatic)->Apply(sizes);
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  Kokkos::ScopeGuard guard(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
