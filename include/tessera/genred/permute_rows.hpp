@@ -1,5 +1,9 @@
-// Row permutations of Views: applying the permutation that sorted a point cloud to its other
-// per-point data, and bringing results computed on sorted data back to the original order.
+// Row permutations of Views: applying the permutation that sorted a point cloud (sort_clusters)
+// to the cloud's other per-point data, and bringing results computed on the sorted data back to
+// the original order.
+//
+// A row is view(k) for a rank-1 View and view(k, :) for a rank-2 View; any layout, any trivially
+// copyable value type.
 #pragma once
 
 #include <tessera/core/errors.hpp>
@@ -7,44 +11,36 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <type_traits>
 
 namespace tessera {
 namespace Impl {
 
-/// Checks that perm is a rank-1 integer View of `rows` entries, all in [0, rows) (one reduction;
-/// fences).
-template <class ExecSpace, class Perm>
-void check_permutation(const ExecSpace& space, const char* fn, const Perm& perm, std::size_t rows) {
-  static_assert(Perm::rank == 1 && std::is_integral_v<typename Perm::non_const_value_type>,
-                "tessera: a permutation is a rank-1 View of integers");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Perm::memory_space>::accessible,
-                "tessera: the permutation must be accessible from the execution space");
-  require_equal(fn, "perm", "extent", perm.extent(0), rows);
-  require_int_extent(fn, "perm", rows);
-  const int n = static_cast<int>(rows);
-  int outside = 0;
-  Kokkos::parallel_reduce(
-      "tessera::genred::check_permutation", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-      KOKKOS_LAMBDA(int k, int& count) { count += perm(k) < 0 || perm(k) >= n; }, outside);
-  require(outside == 0, fn, concat("perm holds ", outside, " values outside [0, ", rows, ")"));
+template <class View>
+constexpr void check_row_view(const char* /*fn*/) {
+  static_assert(Kokkos::is_view<View>::value && (View::rank == 1 || View::rank == 2),
+                "tessera: rows are permuted in rank-1 and rank-2 Kokkos Views");
+  static_assert(std::is_trivially_copyable<typename View::value_type>::value,
+                "tessera: permuted Views hold a trivially copyable type");
 }
 
 /// Number of scalars in one row of a rank-1 or rank-2 View.
 template <class View>
-int row_width(const View& v) {
-  static_assert(View::rank == 1 || View::rank == 2,
-                "tessera: rows are permuted in rank-1 and rank-2 Views");
+std::size_t row_width(const View& v) {
   if constexpr (View::rank == 2) {
-    return static_cast<int>(v.extent(1));
+    return v.extent(1);
   } else {
+    (void)v;
     return 1;
   }
 }
 
+/// Element c of row `row` of a rank-1 (c = 0) or rank-2 View.
 template <class View>
-KOKKOS_INLINE_FUNCTION auto& element(const View& v, int row, int c) {
+KOKKOS_FORCEINLINE_FUNCTION typename View::reference_type row_element(const View& v, int row,
+                                                                      int c) {
   if constexpr (View::rank == 2) {
     return v(row, c);
   } else {
@@ -53,88 +49,163 @@ KOKKOS_INLINE_FUNCTION auto& element(const View& v, int row, int c) {
   }
 }
 
-/// dst(to(k), :) = src(from(k), :) for k in [0, rows); `to` and `from` map row numbers.
-template <class ExecSpace, class Dst, class Src, class To, class From>
-void move_rows(const ExecSpace& space, const Dst& dst, const Src& src, const To& to,
-               const From& from) {
-  const int rows  = static_cast<int>(src.extent(0));
-  const int width = row_width(src);
-  Kokkos::parallel_for(
-      "tessera::genred::move_rows", Kokkos::RangePolicy<ExecSpace>(space, 0, rows),
-      KOKKOS_LAMBDA(int k) {
-        const int d = to(k), s = from(k);
-        for (int c = 0; c < width; ++c)
-          element(dst, d, c) = element(src, s, c);
-      });
-}
-
-struct IdentityRow {
-  KOKKOS_INLINE_FUNCTION int operator()(int k) const { return k; }
+/// Row numbers: the identity, or the values of a permutation View.
+struct IdentityRows {
+  KOKKOS_FORCEINLINE_FUNCTION int operator()(int k) const { return k; }
 };
 template <class Perm>
-struct PermutedRow {
+struct PermutedRows {
   Perm perm;
-  KOKKOS_INLINE_FUNCTION int operator()(int k) const { return static_cast<int>(perm(k)); }
+  KOKKOS_FORCEINLINE_FUNCTION int operator()(int k) const { return static_cast<int>(perm(k)); }
 };
 
-/// A contiguous copy of a rank-1 or rank-2 View (any layout), allocated on `space`.
-template <class ExecSpace, class View>
-auto contiguous_copy(const ExecSpace& space, const View& v) {
-  using T    = typename View::non_const_value_type;
-  using Mem  = typename ExecSpace::memory_space;
-  auto alloc = Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::row_copy");
-  auto tmp   = [&] {
-    if constexpr (View::rank == 2) {
-      return Kokkos::View<T**, Kokkos::LayoutRight, Mem>(alloc, v.extent(0), v.extent(1));
-    } else {
-      return Kokkos::View<T*, Mem>(alloc, v.extent(0));
-    }
-  }();
-  move_rows(space, tmp, v, IdentityRow{}, IdentityRow{});
-  return tmp;
+/// dst(to(k), :) = src(from(k), :) for every k in [0, rows).
+template <class Dst, class Src, class To, class From>
+struct MoveRows {
+  Dst dst;
+  Src src;
+  To to;
+  From from;
+  int width;
+  KOKKOS_FUNCTION void operator()(int k) const {
+    const int d = to(k), s = from(k);
+    for (int c = 0; c < width; ++c)
+      row_element(dst, d, c) = row_element(src, s, c);
+  }
+};
+
+template <class ExecSpace, class Dst, class Src, class To, class From>
+void move_rows(const ExecSpace& space, const char* label, const Dst& dst, const Src& src,
+               const To& to, const From& from) {
+  const int rows  = static_cast<int>(src.extent(0));
+  const int width = static_cast<int>(row_width(src));
+  if (rows == 0 || width == 0) return;
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(space, 0, rows),
+                       MoveRows<Dst, Src, To, From>{dst, src, to, from, width});
 }
 
-/// permute_rows without the checks (perm already validated).
+/// Smallest and largest value of a permutation.
+template <class Perm, class Value>
+struct PermutationBounds {
+  Perm perm;
+  KOKKOS_FUNCTION void operator()(int k, Kokkos::MinMaxScalar<Value>& b) const {
+    const Value v = perm(k);
+    if (v < b.min_val) b.min_val = v;
+    if (v > b.max_val) b.max_val = v;
+  }
+};
+
+/// Checks that perm is a rank-1 integer View of `rows` values in [0, rows) (one reduction;
+/// fences). Duplicates are not detected.
+template <class ExecSpace, class Perm>
+void check_permutation(const ExecSpace& space, const char* fn, const Perm& perm, std::size_t rows) {
+  static_assert(Kokkos::is_view<Perm>::value && Perm::rank == 1 &&
+                    std::is_integral<typename Perm::non_const_value_type>::value,
+                "tessera: a permutation is a rank-1 Kokkos View of integers");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Perm::memory_space>::accessible,
+                "tessera: the permutation must be accessible from the execution space");
+  require_int_extent(fn, "perm", perm.extent(0));
+  require_equal(fn, "perm", "extent", perm.extent(0), rows);
+  if (rows == 0) return;
+  using Value = typename Perm::non_const_value_type;
+  Kokkos::MinMaxScalar<Value> bounds;
+  Kokkos::parallel_reduce("tessera::genred::check_permutation",
+                          Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(rows)),
+                          PermutationBounds<Perm, Value>{perm},
+                          Kokkos::MinMax<Value, Kokkos::HostSpace>(bounds));
+  const bool inside = bounds.min_val >= 0 && static_cast<std::size_t>(bounds.max_val) < rows;
+  require(inside, fn,
+          concat("perm values must lie in [0, ", rows, ") (got min ", +bounds.min_val, ", max ",
+                 +bounds.max_val, ", expected values in [0, ", rows, "))"));
+}
+
+/// A contiguous copy of a rank-1 or rank-2 View (any layout), allocated and filled on `space`.
+template <class ExecSpace, class View>
+auto contiguous_copy(const ExecSpace& space, const View& v) {
+  using T   = typename View::non_const_value_type;
+  using Mem = typename ExecSpace::memory_space;
+  const auto alloc =
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("tessera::genred::rows"));
+  if constexpr (View::rank == 2) {
+    Kokkos::View<T**, Kokkos::LayoutRight, Mem> copy(alloc, v.extent(0), v.extent(1));
+    move_rows(space, "tessera::genred::copy_rows", copy, v, IdentityRows{}, IdentityRows{});
+    return copy;
+  } else {
+    Kokkos::View<T*, Mem> copy(alloc, v.extent(0));
+    move_rows(space, "tessera::genred::copy_rows", copy, v, IdentityRows{}, IdentityRows{});
+    return copy;
+  }
+}
+
+/// permute_rows without the checks (perm already validated). Does not fence.
 template <class ExecSpace, class Perm, class View>
 void gather_rows_in_place(const ExecSpace& space, const Perm& perm, const View& view) {
-  const auto tmp = contiguous_copy(space, view);
-  move_rows(space, view, tmp, IdentityRow{}, PermutedRow<Perm>{perm});
+  if (view.extent(0) == 0 || row_width(view) == 0) return;
+  const auto copy = contiguous_copy(space, view);
+  move_rows(space, "tessera::genred::permute_rows", view, copy, IdentityRows{},
+            PermutedRows<Perm>{perm});
 }
 
 }  // namespace Impl
 
-/// In place: row k of `view` becomes the old row perm(k), for k in [0, n) (what sort_clusters
-/// does to the Views it is given; use it for any other per-point data of a sorted cloud).
-/// view: rank-1 or rank-2 View of any layout and trivially copyable type, n = view.extent(0);
-/// perm: rank-1 integer View of n values in [0, n) (checked: std::invalid_argument), a
-/// permutation (not checked: repeated values duplicate rows). Work O(n * width), a temporary
-/// copy of `view`; fences once (the range check).
+/// In place: row k of `view` becomes the old row perm(k), for k in [0, n):
+///   view_new(k, :) = view_old(perm(k), :).
+/// This is what sort_clusters does to the Views it is given; use it for any other per-point data
+/// of a sorted cloud.
+/// Pre-conditions: view is a rank-1 or rank-2 View (any layout, trivially copyable non-const
+/// value type) with n = view.extent(0) <= INT_MAX rows; perm is a rank-1 integer View with
+/// perm.extent(0) == n and values in [0, n) (both checked: std::invalid_argument, before
+/// anything is written). perm should be a permutation: repeated values are not detected (they
+/// duplicate rows and lose others; the caller's responsibility). Both must be accessible from
+/// `space`.
+/// Complexity: O(n * width) work, a temporary copy of `view` (n * width values) allocated on
+/// `space`. Fences once (the range check of perm is a reduction read on the host).
 template <class ExecSpace, class Perm, class View>
 void permute_rows(const ExecSpace& space, const Perm& perm, const View& view) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "tessera::permute_rows: the first argument must be an execution space");
+  Impl::check_row_view<View>("permute_rows");
+  static_assert(!std::is_const<typename View::value_type>::value,
+                "tessera::permute_rows: the View is permuted in place: it cannot be const");
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,
                 "tessera::permute_rows: the View must be accessible from the execution space");
-  Impl::row_width(view);
-  Impl::check_permutation(space, "permute_rows", perm, view.extent(0));
+  const char* fn = "permute_rows";
+  Impl::require_int_extent(fn, "view", view.extent(0));
+  Impl::require_int_extent(fn, "view columns", Impl::row_width(view));
+  Impl::check_permutation(space, fn, perm, view.extent(0));
   Impl::gather_rows_in_place(space, perm, view);
 }
 
-/// out(perm(k), :) = sorted(k, :) for k in [0, n): the inverse of permute_rows, to bring results
-/// computed on sorted points back to the original order. sorted and out: rank-1 or rank-2 Views
-/// of equal extents (they must not overlap); perm as for permute_rows. Work O(n * width); fences
-/// once (the range check).
-template <class ExecSpace, class Perm, class Sorted, class Out>
-void unpermute_rows(const ExecSpace& space, const Perm& perm, const Sorted& sorted,
-                    const Out& out) {
-  static_assert(Sorted::rank == Out::rank,
+/// The inverse of permute_rows: out(perm(k), :) = sorted(k, :) for k in [0, n), to bring results
+/// computed on sorted points back to the original order (with perm from sort_clusters).
+/// Pre-conditions: sorted and out are rank-1 or rank-2 Views of the same rank (any layouts,
+/// trivially copyable value types; out non-const) with equal extents, n <= INT_MAX rows; they
+/// must not overlap. perm as for permute_rows: extent n, values in [0, n) (checked:
+/// std::invalid_argument, before anything is written); with repeated values some rows of out
+/// are written twice (which one wins is unspecified) and others not at all.
+/// Complexity: O(n * width) work, no temporary. Fences once (the range check of perm).
+template <class ExecSpace, class Perm, class Src, class Dst>
+void unpermute_rows(const ExecSpace& space, const Perm& perm, const Src& sorted, const Dst& out) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "tessera::unpermute_rows: the first argument must be an execution space");
+  Impl::check_row_view<Src>("unpermute_rows");
+  Impl::check_row_view<Dst>("unpermute_rows");
+  static_assert(static_cast<int>(Src::rank) == static_cast<int>(Dst::rank),
                 "tessera::unpermute_rows: sorted and out must have the same rank");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Sorted::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename Out::memory_space>::accessible,
-                "tessera::unpermute_rows: the Views must be accessible from the execution space");
-  Impl::require_equal("unpermute_rows", "out", "rows", out.extent(0), sorted.extent(0));
-  Impl::require_equal("unpermute_rows", "out", "columns", Impl::row_width(out),
-                      Impl::row_width(sorted));
-  Impl::check_permutation(space, "unpermute_rows", perm, sorted.extent(0));
-  Impl::move_rows(space, out, sorted, Impl::PermutedRow<Perm>{perm}, Impl::IdentityRow{});
+  static_assert(!std::is_const<typename Dst::value_type>::value,
+                "tessera::unpermute_rows: out is written: it cannot be const");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Src::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, typename Dst::memory_space>::accessible,
+                "tessera::unpermute_rows: sorted and out must be accessible from the execution "
+                "space");
+  const char* fn = "unpermute_rows";
+  Impl::require_int_extent(fn, "sorted", sorted.extent(0));
+  Impl::require_int_extent(fn, "sorted columns", Impl::row_width(sorted));
+  Impl::require_equal(fn, "out", "rows", out.extent(0), sorted.extent(0));
+  Impl::require_equal(fn, "out", "columns", Impl::row_width(out), Impl::row_width(sorted));
+  Impl::check_permutation(space, fn, perm, sorted.extent(0));
+  Impl::move_rows(space, "tessera::genred::unpermute_rows", out, sorted,
+                  Impl::PermutedRows<Perm>{perm}, Impl::IdentityRows{});
 }
 
 }  // namespace tessera

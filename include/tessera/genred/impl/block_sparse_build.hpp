@@ -6,9 +6,9 @@
 // covered tiles: the inner index is cut at every range end point into elementary segments, so
 // that each outer segment q covers a set U(q) of whole elementary segments (a union of
 // intervals of elementary indices). Column u of the coverage matrix then consists of runs of
-// consecutive covering segments; a run starts at q where u is in U(q) \ U(q-1) and ends at q
-// where u is in U(q) \ U(q+1). Both sets are interval differences computed by a merge walk, so
-// the work and memory are proportional to the input plus the output (the runs).
+// consecutive covering segments; a run starts at q where u is in U(q) but not in U(q-1), and
+// ends at q where u is in U(q) but not in U(q+1). Both sets are interval differences computed by a
+// merge walk, so the work and memory are proportional to the input plus the output (the runs).
 #pragma once
 
 #include <tessera/core/errors.hpp>
@@ -236,9 +236,9 @@ KOKKOS_INLINE_FUNCTION void for_each_uncovered(const BlockSparseAxis<MemorySpace
   }
 }
 
-/// Run boundaries of the coverage columns: `direction` -1 gives run starts (u in U(q) \
-/// U(q-1)), +1 run ends (u in U(q) \ U(q+1)). Counts them per segment (scan), then writes the
-/// keys u * Q + q.
+/// Run boundaries of the coverage columns: `direction` -1 gives run starts (u in U(q) minus
+/// U(q-1)), +1 run ends (u in U(q) minus U(q+1)). Counts them per segment (scan), then writes
+/// the keys u * Q + q.
 template <class MemorySpace>
 struct RunBoundaries {
   using value_type = std::int64_t;
