@@ -68,8 +68,15 @@ function(tessera_kokkos_sources)
 endfunction()
 
 # An executable whose sources include Kokkos: compiled in the right language, linked to tessera.
+# Under nvcc, a call from device code to a host-only function is an error, not a warning.
 function(tessera_add_executable name)
   add_executable(${name} ${ARGN})
   tessera_kokkos_sources(${ARGN})
   target_link_libraries(${name} PRIVATE Tessera::tessera)
+  if(TESSERA_KOKKOS_LANGUAGE STREQUAL "CUDA")
+    target_compile_options(${name} PRIVATE
+                           $<$<COMPILE_LANGUAGE:CUDA>:--Werror=cross-execution-space-call>)
+  elseif(CMAKE_CXX_COMPILER MATCHES "nvcc_wrapper")
+    target_compile_options(${name} PRIVATE --Werror=cross-execution-space-call)
+  endif()
 endfunction()

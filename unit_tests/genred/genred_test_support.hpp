@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <random>
@@ -23,6 +24,21 @@
 #include <vector>
 
 namespace tessera_test {
+
+/// The kernel the genred tests ask for: TESSERA_TEST_IMPLEMENTATION=portable runs the portable
+/// kernel on every execution space; otherwise (automatic) a CUDA build runs its CUDA kernel on
+/// Kokkos::Cuda. Running the suite both ways tests both paths against the same references.
+inline tessera::Implementation test_implementation() {
+  const char* env = std::getenv("TESSERA_TEST_IMPLEMENTATION");
+  return env != nullptr && std::string(env) == "portable" ? tessera::Implementation::portable
+                                                          : tessera::Implementation::automatic;
+}
+/// Default genred options with test_implementation().
+inline tessera::GenredOptions test_options() {
+  tessera::GenredOptions options;
+  options.implementation = test_implementation();
+  return options;
+}
 
 /// F = [-p |x - y|^2,  b0 + x.y,  b1 exp(-|x - y|^2)]: a parameter, one i-variable, two
 /// j-variables, three output components with different minimisers. With b > 0 the last two
@@ -238,12 +254,12 @@ void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = s
           reduction, d.batches(), n_outer, n_inner, dim, reference_formula(d, axis));
       for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d, Scheme::automatic}) {
         for (Summation summation : summations) {
-          GenredOptions opt;
-          opt.axis       = axis;
-          opt.scheme     = scheme;
-          opt.summation  = summation;
-          opt.chunks_2d  = scheme == Scheme::tiled_2d ? 3 : 0;
-          const int rows = n_outer;
+          GenredOptions opt = test_options();
+          opt.axis          = axis;
+          opt.scheme        = scheme;
+          opt.summation     = summation;
+          opt.chunks_2d     = scheme == Scheme::tiled_2d ? 3 : 0;
+          const int rows    = n_outer;
           Kokkos::View<T***, typename Space::memory_space> values("values", d.batches(), rows,
                                                                   ref.cols);
           Kokkos::View<std::int64_t***, typename Space::memory_space> indices(
@@ -378,7 +394,7 @@ using PairFormula = std::function<void(int i, int j, double* out)>;
 template <class Space, class T, class Reduction, class Formula, class PP, class II, class JJ>
 void check_formula(const Reduction& reduction, const Formula& formula, const PP& params,
                    const II& i_vars, const JJ& j_vars, int m, int n, int dim, const PairFormula& f,
-                   const std::string& where, const tessera::GenredOptions& base = {},
+                   const std::string& where, const tessera::GenredOptions& base = test_options(),
                    double tol = tolerance<T>()) {
   using namespace tessera;
   using Mem                  = typename Space::memory_space;

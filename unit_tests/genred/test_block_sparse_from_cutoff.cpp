@@ -115,8 +115,8 @@ TYPED_TEST(BlockSparseFromCutoff, KeepsEveryPairWithinTheCutoff) {
         });
     Kokkos::View<T**, typename Space::memory_space> v("v", rows, 3);
     Kokkos::View<int**, typename Space::memory_space> ix("ix", rows, 3);
-    tessera::GenredOptions opt;
-    opt.axis = axis;
+    tessera::GenredOptions opt = tessera_test::test_options();
+    opt.axis                   = axis;
     tessera::genred(Space(), tessera::MinArgMin{}, MixedFormula{}, tessera::params(pp),
                     tessera::i_vars(x), tessera::j_vars(y, bb), tessera::outputs(v, ix), s.ranges,
                     opt);
@@ -127,9 +127,10 @@ TYPED_TEST(BlockSparseFromCutoff, KeepsEveryPairWithinTheCutoff) {
   // a kernel that vanishes beyond the cutoff: block-sparse equals dense
   Kokkos::View<T**, typename Space::memory_space> dense("dense", m, 1), sparse("sparse", m, 1);
   const TruncatedGaussian k{cutoff, 0.03};
-  tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(x), tessera::j_vars(y, b), dense);
+  tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(x), tessera::j_vars(y, b), dense,
+                  tessera_test::test_options());
   tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(x), tessera::j_vars(y, b), sparse,
-                  s.ranges);
+                  s.ranges, tessera_test::test_options());
   const auto hd = host_rows(dense), hs = host_rows(sparse);
   double largest = 0;
   for (int i = 0; i < m; ++i)

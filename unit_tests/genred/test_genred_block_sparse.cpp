@@ -61,9 +61,9 @@ void check_sparse(const Reduction& reduction, const SparseCase& s, const HostPat
                                                                   : pattern.keeps(inner, outer);
                                          });
     for (Summation summation : summations) {
-      GenredOptions opt;
-      opt.axis      = axis;
-      opt.summation = summation;
+      GenredOptions opt = tessera_test::test_options();
+      opt.axis          = axis;
+      opt.summation     = summation;
       Kokkos::View<T***, typename Space::memory_space> values("values", d.batches(), n_outer,
                                                               ref.cols);
       Kokkos::View<std::int64_t***, typename Space::memory_space> indices("indices", d.batches(),
@@ -183,19 +183,19 @@ TYPED_TEST(GenredBlockSparse, FullPatternEqualsDense) {
   auto y              = sub2(to_view<T, Space>("y", d.y, 0, n, 3));
   auto b              = sub2(to_view<T, Space>("b", d.b, 0, n, 2));
   for (tessera::Axis axis : {tessera::Axis::j, tessera::Axis::i}) {
-    tessera::GenredOptions opt;
-    opt.axis       = axis;
-    opt.scheme     = tessera::Scheme::tiled_1d;
-    const int rows = axis == tessera::Axis::j ? m : n;
-    using Out      = Kokkos::View<T**, Mem>;
-    using Idx      = Kokkos::View<int**, Mem>;
-    auto run_both  = [&](const auto& reduction, int cols, const std::string& name) {
+    tessera::GenredOptions opt = tessera_test::test_options();
+    opt.axis                   = axis;
+    opt.scheme                 = tessera::Scheme::tiled_1d;
+    const int rows             = axis == tessera::Axis::j ? m : n;
+    using Out                  = Kokkos::View<T**, Mem>;
+    using Idx                  = Kokkos::View<int**, Mem>;
+    auto run_both              = [&](const auto& reduction, int cols, const std::string& name) {
       Out dense("dense", rows, cols), sparse("sparse", rows, cols);
       Idx dense_i("dense_i", rows, cols), sparse_i("sparse_i", rows, cols);
       tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(p), tessera::i_vars(x),
-                       tessera::j_vars(y, b), tessera::outputs(dense, dense_i), opt);
+                                   tessera::j_vars(y, b), tessera::outputs(dense, dense_i), opt);
       tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(p), tessera::i_vars(x),
-                       tessera::j_vars(y, b), tessera::outputs(sparse, sparse_i), ranges, opt);
+                                   tessera::j_vars(y, b), tessera::outputs(sparse, sparse_i), ranges, opt);
       EXPECT_EQ(host_rows(dense), host_rows(sparse)) << name;
       EXPECT_EQ(host_rows(dense_i), host_rows(sparse_i)) << name;
     };
@@ -243,9 +243,9 @@ TYPED_TEST(GenredBlockSparse, TeamAndTileOptions) {
                           [&](int i, int j) { return pattern.keeps(i, j); });
   for (int team : {0, 1, 3, 48, 100}) {
     for (int tile : {0, 1, 5, 64}) {
-      tessera::GenredOptions opt;
-      opt.team_size = team;
-      opt.tile_j    = tile;
+      tessera::GenredOptions opt = tessera_test::test_options();
+      opt.team_size              = team;
+      opt.tile_j                 = tile;
       Kokkos::View<T**, Mem> out("out", m, 3);
       tessera::genred(Space(), tessera::Sum{}, MixedFormula{}, tessera::params(p),
                       tessera::i_vars(x), tessera::j_vars(y, b), out, ranges, opt);
@@ -276,8 +276,8 @@ TYPED_TEST(GenredBlockSparse, RejectsMismatchedRangesAndScheme) {
                         ranges);
       },
       {"ranges N (got 20, expected 19, the call's j rows)"});
-  tessera::GenredOptions opt;
-  opt.scheme = tessera::Scheme::tiled_2d;
+  tessera::GenredOptions opt = tessera_test::test_options();
+  opt.scheme                 = tessera::Scheme::tiled_2d;
   expect_rejected<std::invalid_argument>(
       [&] {
         tessera::genred(Space(), tessera::Min{}, sq, tessera::i_vars(x), tessera::j_vars(y), out,

@@ -115,9 +115,9 @@ std::vector<double> sum_of_products(
     Summation summation, Scheme scheme) {
   auto x = tessera_test::to_view2<float, Space>("x", {1.0, 2.0}, 2, 1);
   Kokkos::View<float**, typename Space::memory_space> out("out", 2, 1);
-  tessera::GenredOptions opt;
-  opt.summation = summation;
-  opt.scheme    = scheme;
+  tessera::GenredOptions opt = tessera_test::test_options();
+  opt.summation              = summation;
+  opt.scheme                 = scheme;
   opt.tile_j    = 256;  // the block size of block_sum, fixed so that the bounds below hold
   opt.chunks_2d = 4;
   tessera::genred(Space(), tessera::Sum{}, Product{}, tessera::i_vars(x), tessera::j_vars(y), out,
@@ -212,12 +212,12 @@ void check_ties(const Reduction& reduction) {
           }
         });
     for (const TieConfig& c : tie_configs()) {
-      tessera::GenredOptions opt;
-      opt.axis      = axis;
-      opt.scheme    = c.scheme;
-      opt.chunks_2d = c.chunks_2d;
-      opt.tile_j    = c.tile_j;
-      opt.team_size = c.team_size;
+      tessera::GenredOptions opt = tessera_test::test_options();
+      opt.axis                   = axis;
+      opt.scheme                 = c.scheme;
+      opt.chunks_2d              = c.chunks_2d;
+      opt.tile_j                 = c.tile_j;
+      opt.team_size              = c.team_size;
       Kokkos::View<T**, Mem> values("values", n_outer, ref.cols);
       Kokkos::View<Index**, Mem> indices("indices", n_outer, ref.cols);
       Kokkos::deep_copy(values, std::numeric_limits<T>::quiet_NaN());
@@ -292,8 +292,8 @@ std::pair<std::vector<double>, std::vector<double>> run_layouts(const Reduction&
       std::numeric_limits<T>::quiet_NaN());
   auto iv = layout_view<KI, int, Space>(
       "indices", std::vector<double>(static_cast<std::size_t>(d.m) * cols, -7.0), d.m, cols, -7);
-  tessera::GenredOptions opt;
-  opt.tile_j = 64;  // several tiles over N = 300
+  tessera::GenredOptions opt = tessera_test::test_options();
+  opt.tile_j                 = 64;  // several tiles over N = 300
   tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(p), tessera::i_vars(x),
                   tessera::j_vars(y, b), output_of<Reduction>(vv, iv), opt);
   return {tessera_test::host_rows(vv), tessera_test::host_rows(iv)};
@@ -355,9 +355,10 @@ void check_batched_layout_left(const Reduction& reduction) {
   Kokkos::View<T***, Kokkos::LayoutRight, Mem> out_r("out", 2, d.m, ref.cols);
   Kokkos::View<T***, Kokkos::LayoutLeft, Mem> out_l("out", 2, d.m, ref.cols);
   tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(p), tessera::i_vars(x),
-                  tessera::j_vars(y, b), out_r);
+                  tessera::j_vars(y, b), out_r, tessera_test::test_options());
   tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(left(p)),
-                  tessera::i_vars(left(x)), tessera::j_vars(left(y), left(b)), out_l);
+                  tessera::i_vars(left(x)), tessera::j_vars(left(y), left(b)), out_l,
+                  tessera_test::test_options());
   Kokkos::View<T***, Kokkos::LayoutRight, Mem> out_l_as_r("out", 2, d.m, ref.cols);
   Kokkos::deep_copy(out_l_as_r, out_l);
   const auto hr = tessera_test::host_values(out_r), hl = tessera_test::host_values(out_l_as_r);
@@ -392,10 +393,10 @@ void check_empty(const Reduction& reduction, double value, long index) {
     auto y = tessera_test::to_view2<T, Space>("y", d.y, d.n, 3);
     auto b = tessera_test::to_view2<T, Space>("b", d.b, d.n, 2);
     for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d, Scheme::automatic}) {
-      tessera::GenredOptions opt;
-      opt.axis      = axis;
-      opt.scheme    = scheme;
-      opt.chunks_2d = 4;
+      tessera::GenredOptions opt = tessera_test::test_options();
+      opt.axis                   = axis;
+      opt.scheme                 = scheme;
+      opt.chunks_2d              = 4;
       Kokkos::View<T**, Mem> values("values", 3, cols);
       Kokkos::View<int**, Mem> indices("indices", 3, cols);
       Kokkos::deep_copy(values, std::numeric_limits<T>::quiet_NaN());
@@ -450,10 +451,10 @@ void check_nan(const Reduction& reduction, const std::vector<double>& y_values,
   auto x         = tessera_test::to_view2<float, Space>("x", {1.0}, 1, 1);
   auto y         = tessera_test::to_view2<float, Space>("y", y_values, n, 1);
   for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d}) {
-    tessera::GenredOptions opt;
-    opt.scheme    = scheme;
-    opt.tile_j    = 2;  // tiles and chunks boundaries between the NaNs
-    opt.chunks_2d = 3;
+    tessera::GenredOptions opt = tessera_test::test_options();
+    opt.scheme                 = scheme;
+    opt.tile_j                 = 2;  // tiles and chunks boundaries between the NaNs
+    opt.chunks_2d              = 3;
     Kokkos::View<float**, Mem> values("values", 1, cols);
     Kokkos::View<int**, Mem> indices("indices", 1, cols);
     tessera::genred(Space(), reduction, Product{}, tessera::i_vars(x), tessera::j_vars(y),
@@ -496,9 +497,9 @@ TYPED_TEST(GenredSchemes, LargeKUsesLevelOneScratch) {
                                          integer_triple_reference(&xh[i * 3], &yh[j * 3], out);
                                        });
   for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d}) {
-    tessera::GenredOptions opt;
-    opt.scheme    = scheme;
-    opt.chunks_2d = 3;
+    tessera::GenredOptions opt = tessera_test::test_options();
+    opt.scheme                 = scheme;
+    opt.chunks_2d              = 3;
     Kokkos::View<float**, Mem> values("values", m, k * dim);
     Kokkos::View<int**, Mem> indices("indices", m, k * dim);
     Kokkos::deep_copy(values, std::numeric_limits<float>::quiet_NaN());
@@ -523,8 +524,8 @@ void check_tile(const Reduction& reduction, int tile_j) {
   auto y                            = tessera_test::to_view2<T, Space>("y", d.y, n, 3);
   auto b                            = tessera_test::to_view2<T, Space>("b", d.b, n, 2);
   const auto ref_f                  = tessera_test::reference_formula(d, tessera::Axis::j);
-  tessera::GenredOptions base;
-  base.tile_j = tile_j;
+  tessera::GenredOptions base       = tessera_test::test_options();
+  base.tile_j                       = tile_j;
   // Block sums of `tile_j` rows: error <= (N / tile_j + tile_j) eps per unit of sum |F| (the
   // default tolerance assumes tile_j = 256), plus a few eps for F itself.
   const double eps = std::numeric_limits<T>::epsilon();

@@ -185,9 +185,9 @@ TYPED_TEST(GenredValidation, RowCountsDisagree) {
       },
       {"tessera::genred: ", "j_vars[1] rows", "got 7", "expected 6"});
   // Axis::i reads M and N the same way: the check does not depend on the axis.
-  tessera::GenredOptions axis_i;
-  axis_i.axis = tessera::Axis::i;
-  auto out_n  = poisoned<Space>(N, 2);
+  tessera::GenredOptions axis_i = tessera_test::test_options();
+  axis_i.axis                   = tessera::Axis::i;
+  auto out_n                    = poisoned<Space>(N, 2);
   expect_rejected<std::invalid_argument>(
       [&] {
         tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(v.p),
@@ -295,8 +295,8 @@ TYPED_TEST(GenredValidation, OutputShape) {
   Valid<Space> v;
   auto call = [&](const auto& reduction, const auto& out, tessera::Axis axis = tessera::Axis::j) {
     return [&, reduction, out, axis] {
-      tessera::GenredOptions opt;
-      opt.axis = axis;
+      tessera::GenredOptions opt = tessera_test::test_options();
+      opt.axis                   = axis;
       tessera::genred(Space(), reduction, TwoByTwo{}, tessera::params(v.p),
                       tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, v.w), out, opt);
     };
@@ -337,8 +337,8 @@ TYPED_TEST(GenredValidation, KOutOfRange) {
   Valid<Space> v;
   auto call = [&](const auto& reduction, const auto& out, tessera::Axis axis) {
     return [&, reduction, out, axis] {
-      tessera::GenredOptions opt;
-      opt.axis = axis;
+      tessera::GenredOptions opt = tessera_test::test_options();
+      opt.axis                   = axis;
       tessera::genred(Space(), reduction, TwoByTwo{}, tessera::params(v.p),
                       tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, v.w), out, opt);
     };
@@ -395,13 +395,38 @@ TYPED_TEST(GenredValidation, WeightedReductionNeedsTwoComponents) {
   expect_untouched(out, "weighted");
 }
 
+TYPED_TEST(GenredValidation, CudaImplementationNeedsCuda) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  auto out                 = poisoned<Space>(M, 1);
+  tessera::GenredOptions o = tessera_test::test_options();
+  o.implementation         = tessera::Implementation::cuda;
+  const auto call          = [&](const tessera::GenredOptions& options, View2<Space> result) {
+    tessera::genred(Space(), tessera::Min{}, tessera::SquaredDistance<3>{}, tessera::i_vars(v.x),
+                             tessera::j_vars(v.y), result, options);
+  };
+  if constexpr (tessera::Impl::has_cuda_kernels<Space>) {
+    auto portable             = poisoned<Space>(M, 1);
+    tessera::GenredOptions po = o;
+    po.implementation         = tessera::Implementation::portable;
+    call(o, out);
+    call(po, portable);
+    EXPECT_EQ(tessera_test::host_rows(out), tessera_test::host_rows(portable));
+  } else {
+    expect_rejected<std::invalid_argument>(
+        [&] { call(o, out); },
+        {"tessera::genred: ", "Implementation::cuda needs a Kokkos::Cuda execution space"});
+    expect_untouched(out, "Implementation::cuda");
+  }
+}
+
 TYPED_TEST(GenredValidation, AxisWithoutVariables) {
   using Space = TypeParam;
   Valid<Space> v;
-  auto out_m = poisoned<Space>(M, 1);
-  auto out_n = poisoned<Space>(N, 1);
-  tessera::GenredOptions axis_i;
-  axis_i.axis = tessera::Axis::i;
+  auto out_m                    = poisoned<Space>(M, 1);
+  auto out_n                    = poisoned<Space>(N, 1);
+  tessera::GenredOptions axis_i = tessera_test::test_options();
+  axis_i.axis                   = tessera::Axis::i;
   expect_rejected<std::invalid_argument>(
       [&] {
         tessera::genred(Space(), tessera::Sum{}, OnlyJ{}, tessera::i_vars(), tessera::j_vars(v.y),

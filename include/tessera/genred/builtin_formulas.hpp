@@ -74,7 +74,8 @@ template <int D>
 using DotProduct = PointPairFormula<D, DotOp>;
 
 /// log2(e): exponentials are evaluated as exp2 of a pre-scaled argument, a single
-/// special-function instruction on GPUs, with the same accuracy as exp of the rounded argument.
+/// special-function instruction on GPUs (math::fast_exp2: relative error below 2^-22 in float,
+/// values under 2^-126 flushed to 0), with the accuracy of exp of the rounded argument.
 inline constexpr double log2_e = 1.4426950408889634;
 
 /// Radial profiles k(r^2) with length scale sigma > 0 (see RadialKernel).
@@ -83,7 +84,7 @@ struct GaussianProfile {  ///< exp(-r^2 / (2 sigma^2))
   explicit GaussianProfile(double sigma) : coef(-log2_e / (2.0 * sigma * sigma)) {}
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T r2) const {
-    return math::exp2(T(coef) * r2);
+    return math::fast_exp2(T(coef) * r2);
   }
 };
 struct LaplaceProfile {  ///< exp(-r / sigma)
@@ -91,7 +92,7 @@ struct LaplaceProfile {  ///< exp(-r / sigma)
   explicit LaplaceProfile(double sigma) : coef(-log2_e / sigma) {}
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T r2) const {
-    return math::exp2(T(coef) * math::sqrt(r2));
+    return math::fast_exp2(T(coef) * math::sqrt(r2));
   }
 };
 struct CauchyProfile {  ///< 1 / (1 + r^2 / sigma^2)
@@ -116,7 +117,7 @@ struct Matern32Profile {  ///< (1 + sqrt(3) r / sigma) exp(-sqrt(3) r / sigma)
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T r2) const {
     const T u = T(coef) * math::sqrt(r2);
-    return (T(1) + u) * math::exp2(T(-log2_e) * u);
+    return (T(1) + u) * math::fast_exp2(T(-log2_e) * u);
   }
 };
 

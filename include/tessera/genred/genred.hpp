@@ -28,8 +28,9 @@
 #include <tessera/core/tiling.hpp>
 #include <tessera/genred/block_sparse_ranges.hpp>
 #include <tessera/genred/formula.hpp>
-#include <tessera/genred/impl/combine_partials.hpp>
+#include <tessera/genred/impl/cuda_tiled_reduce.hpp>
 #include <tessera/genred/impl/reducers.hpp>
+#include <tessera/genred/impl/schedule.hpp>
 #include <tessera/genred/impl/tiled_reduce.hpp>
 #include <tessera/genred/options.hpp>
 #include <tessera/genred/reductions.hpp>
@@ -67,12 +68,6 @@ inline void check_extent(const std::string& arg, const char* what, std::size_t g
                                        ", expected ", expected, why, ")"));
   }
 }
-
-/// The extents every View of a call must agree on.
-struct Shape {
-  std::size_t batch;
-  std::size_t m, n;
-};
 
 /// Checks the Views of one pack against the formula's declared dims and the shape; returns
 /// their run-time dims.
@@ -138,96 +133,43 @@ auto split_outputs(const Output& out) {
   }
 }
 
-template <class View, class P>
-void pointer_and_strides(const View& v, P*& data, std::int64_t& sb, std::int64_t& sr,
-                         std::int64_t& sc) {
-  data = v.data();
-  if constexpr (View::rank == 3) {
-    sb = v.stride_0();
-    sr = v.stride_1();
-    sc = v.stride_2();
-  } else {
-    sb = 0;
-    sr = v.stride_0();
-    sc = v.stride_1();
-  }
-}
-
-template <class T, class Index, class ValuesView, class IndicesView>
-OutputAccess<T, Index> output_access(const Outputs<ValuesView, IndicesView>& out) {
-  OutputAccess<T, Index> a;
-  pointer_and_strides(out.values, a.values, a.vsb, a.vsr, a.vsc);
-  pointer_and_strides(out.indices, a.indices, a.isb, a.isr, a.isc);
-  return a;
-}
-
-/// Teams, tiles and chunks of one launch.
-struct Schedule {
-  int team_size;
-  int tile_j;
-  int chunks;
-  int chunk_rows;
-  int tiles_outer;
-};
-
-/// Picks the scheme: 1D unless the outer rows cannot fill the device and the reduced range is
-/// long enough to be cut into chunks (then 2D with enough chunks to fill it twice).
+/// True when calls on ExecSpace can run the CUDA kernel.
 template <class ExecSpace>
-Schedule plan_schedule(const ExecSpace& space, const GenredOptions& options, std::size_t batch,
-                       std::size_t n_outer, std::size_t n_inner, int team_size, int tile_j) {
-  Schedule s{team_size, tile_j, 1, 0, 0};
-  s.tiles_outer                = static_cast<int>((n_outer + team_size - 1) / team_size);
-  const std::size_t tiles_j    = (n_inner + tile_j - 1) / tile_j;
-  const std::size_t threads_1d = batch * s.tiles_outer * static_cast<std::size_t>(team_size);
-  const std::size_t capacity   = static_cast<std::size_t>(space.concurrency());
-  bool use_2d                  = options.scheme == Scheme::tiled_2d;
-  if (options.scheme == Scheme::automatic) {
-    use_2d = is_device_space<ExecSpace> && threads_1d < capacity && tiles_j >= 4;
-  }
-  if (use_2d && tiles_j > 1) {
-    std::size_t chunks = options.chunks_2d > 0 ? static_cast<std::size_t>(options.chunks_2d)
-                                               : (2 * capacity + threads_1d - 1) /
-                                                     std::max<std::size_t>(threads_1d, 1);
-    chunks             = std::min(std::max<std::size_t>(chunks, 1), tiles_j);
-    const std::size_t per_chunk = (tiles_j + chunks - 1) / chunks;
-    s.chunk_rows                = static_cast<int>(per_chunk * tile_j);
-    s.chunks                    = static_cast<int>((n_inner + s.chunk_rows - 1) / s.chunk_rows);
-  } else {
-    s.chunk_rows = static_cast<int>(std::max<std::size_t>(n_inner, 1));
-  }
-  const std::size_t league = batch * s.tiles_outer * static_cast<std::size_t>(s.chunks);
-  if (league > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    throw std::length_error(concat("tessera::genred: batch * row tiles * chunks = ", league,
-                                   " exceeds the largest league size ",
-                                   std::numeric_limits<int>::max()));
-  }
-  return s;
-}
+inline constexpr bool has_cuda_kernels =
+#if defined(TESSERA_ENABLE_CUDA_KERNELS)
+    std::is_same_v<ExecSpace, Kokkos::Cuda>;
+#else
+    false;
+#endif
 
-/// The sparsity argument of a dense call.
-struct NoSparsity {};
-
-/// Largest power of two <= n (n >= 1), at most 2^(tile_levels - 1): the block-sparse team tables
-/// exist for these team sizes.
-inline int sparse_team_level(int n) {
-  int level = 0;
-  while (level + 1 < tile_levels && (2 << level) <= n)
-    ++level;
-  return level;
-}
-
+/// Runs one call through the portable TeamPolicy kernel, or, when the execution space is
+/// Kokkos::Cuda and options.implementation allows it, through the CUDA kernel.
 template <class ExecSpace, class T, class Index, class Formula, class Red, bool OuterIsI, class PG,
           class IG, class JG, class OutputsT, class Sparsity>
 void launch(const ExecSpace& space, const GenredOptions& options, const Shape& shape,
             const Formula& formula, const Red& red, int formula_dim, const PG& params,
             const IG& ivars, const JG& jvars, const OutputsT& outputs, const Sparsity& sparsity) {
   constexpr bool sparse     = !std::is_same_v<Sparsity, NoSparsity>;
-  using Kernel              = TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index, sparse>;
-  using Policy              = Kokkos::TeamPolicy<ExecSpace>;
   const std::size_t n_outer = OuterIsI ? shape.m : shape.n;
   const std::size_t n_inner = OuterIsI ? shape.n : shape.m;
   if (n_outer == 0 || shape.batch == 0) return;
+#if defined(TESSERA_ENABLE_CUDA_KERNELS)
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+    if (options.implementation != Implementation::portable &&
+        launch_cuda<T, Index, Formula, Red, OuterIsI>(space, options, shape, formula, red,
+                                                      formula_dim, params, ivars, jvars, outputs,
+                                                      sparsity)) {
+      return;
+    }
+  }
+#endif
+  require(options.implementation != Implementation::cuda, "genred",
+          "Implementation::cuda: the per-thread buffers of this call's run-time sizes do not fit "
+          "in the CUDA kernel's shared memory (Implementation::automatic falls back to the "
+          "portable kernel)");
 
+  using Kernel             = TiledReduceFor<ExecSpace, T, Formula, Red, OuterIsI, Index, sparse>;
+  using Policy             = Kokkos::TeamPolicy<ExecSpace>;
   const TileShape defaults = default_tile_shape<ExecSpace>(sizeof(T));
   Kernel k{formula, red, params, ivars, jvars, formula_dim};
   k.n_outer = static_cast<int>(n_outer);
@@ -237,11 +179,7 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
   k.chunks  = 1;
   int team  = options.team_size > 0 ? options.team_size : defaults.team_size;
   team      = std::min(team, Policy(space, 1, 1).team_size_max(k, Kokkos::ParallelForTag()));
-  int level = 0;
-  if constexpr (sparse) {
-    level = sparse_team_level(team);
-    team  = 1 << level;
-  }
+  if constexpr (sparse) team = (1 << sparse_team_level(team * Kernel::R)) / Kernel::R;
   k.team_size = team;
 
   // Scratch: the staged tile at level 0 (shrunk if the inner rows are wide), per-thread
@@ -258,41 +196,13 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
                                    " bytes of team scratch memory"));
   }
 
-  Schedule s{team, k.tile_j, 1, k.n_inner, 0};
-  if constexpr (sparse) {
-    const auto& dir          = sparsity.direction(OuterIsI ? Axis::j : Axis::i);
-    s.tiles_outer            = dir.teams[level];
-    k.sparse                 = {dir.segments.data(), dir.slices.data(), dir.ranges.data(),
-                                dir.tile_starts.data() + level * (dir.segment_count() + 1), dir.segment_count()};
-    const std::size_t league = shape.batch * static_cast<std::size_t>(s.tiles_outer);
-    if (s.tiles_outer == 0) return;
-    if (league > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-      throw std::length_error(concat("tessera::genred: batch * row tiles = ", league,
-                                     " exceeds the largest league size ",
-                                     std::numeric_limits<int>::max()));
-    }
-  } else {
-    s = plan_schedule(space, options, shape.batch, n_outer, n_inner, team, k.tile_j);
-  }
-  k.tiles_outer = s.tiles_outer;
-  k.chunks      = s.chunks;
-  k.chunk_rows  = s.chunk_rows;
+  const std::size_t resident_teams =
+      static_cast<std::size_t>(space.concurrency()) / static_cast<std::size_t>(team);
+  const std::size_t league = schedule<ExecSpace>(options, shape, sparsity, resident_teams, k);
+  if (league == 0) return;
+  const auto partials = allocate_partials(space, k, shape.batch);
 
-  Kokkos::View<T*, typename ExecSpace::memory_space> partial_values;
-  Kokkos::View<int*, typename ExecSpace::memory_space> partial_indices;
-  if (k.chunks > 1) {
-    const std::size_t rows = shape.batch * n_outer * k.chunks;
-    partial_values         = decltype(partial_values)(
-        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::partial_values"),
-        rows * red.acc_values());
-    partial_indices = decltype(partial_indices)(
-        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::partial_indices"),
-        rows * red.acc_indices());
-    k.partial = {partial_values.data(), partial_indices.data(), red.acc_values(),
-                 red.acc_indices()};
-  }
-
-  Policy policy(space, static_cast<int>(shape.batch * s.tiles_outer * s.chunks), team);
+  Policy policy(space, static_cast<int>(league), team);
   if (k.thread_scratch_level == 0) {
     policy.set_scratch_size(0, Kokkos::PerTeam(k.team_scratch_bytes()),
                             Kokkos::PerThread(per_thread));
@@ -304,14 +214,7 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
                        : k.chunks > 1 ? "tessera::genred::tiled_2d"
                                       : "tessera::genred::tiled_1d",
                        policy, k);
-
-  if (k.chunks > 1) {
-    CombinePartials<T, Red, Index> combine{red, k.partial, k.out, k.n_outer, k.chunks};
-    Kokkos::parallel_for("tessera::genred::combine_2d",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                             space, 0, static_cast<std::int64_t>(shape.batch * n_outer)),
-                         combine);
-  }
+  combine_chunks(space, k, shape.batch);
 }
 
 template <class ExecSpace, class T, class Index, class Formula, class Reduction, class PG, class IG,
@@ -320,10 +223,8 @@ void dispatch(const ExecSpace& space, const GenredOptions& options, const Shape&
               const Formula& formula, const Reduction& reduction, int formula_dim, const PG& params,
               const IG& ivars, const JG& jvars, const OutputsT& outputs, const Sparsity& sparsity) {
   constexpr int FD = Formula::out_dim;
-  auto run         = [&](auto summation_tag) {
-    constexpr Summation S = decltype(summation_tag)::value;
-    const auto red        = make_reducer<Reduction, T, FD, S>(reduction, formula_dim);
-    using Red             = std::decay_t<decltype(red)>;
+  auto launch_with = [&](const auto& red) {
+    using Red = std::decay_t<decltype(red)>;
     if (options.axis == Axis::j) {
       launch<ExecSpace, T, Index, Formula, Red, true>(space, options, shape, formula, red,
                                                       formula_dim, params, ivars, jvars, outputs,
@@ -333,6 +234,10 @@ void dispatch(const ExecSpace& space, const GenredOptions& options, const Shape&
                                                        formula_dim, params, ivars, jvars, outputs,
                                                        sparsity);
     }
+  };
+  auto run = [&](auto summation_tag) {
+    constexpr Summation S = decltype(summation_tag)::value;
+    launch_with(make_reducer<Reduction, T, FD, S>(reduction, formula_dim));
   };
   using Direct = std::integral_constant<Summation, Summation::direct>;
   using Block  = std::integral_constant<Summation, Summation::block_sum>;
@@ -510,6 +415,11 @@ void checked_genred(const ExecSpace& space, const Reduction& reduction, const Fo
                   "block-sparse reductions run the 1D scheme: Scheme::tiled_2d is not available "
                   "with ranges");
   }
+
+  Impl::require(options.implementation != Implementation::cuda || Impl::has_cuda_kernels<ExecSpace>,
+                "genred",
+                "Implementation::cuda needs a Kokkos::Cuda execution space and Tessera compiled "
+                "by a CUDA compiler against a Kokkos 4 with CUDA enabled");
 
   // ---- launch
   using Kernel  = Impl::TiledReduce<ExecSpace, T, Formula,

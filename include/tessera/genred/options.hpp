@@ -25,14 +25,25 @@ enum class Scheme {
               ///< combined by a second kernel; for few output rows and many reduced rows
 };
 
+/// Which kernel runs a call.
+enum class Implementation {
+  automatic,  ///< the hand-written CUDA kernel when the execution space is Kokkos::Cuda (and
+              ///< Tessera was compiled with CUDA), the portable TeamPolicy kernel otherwise
+  portable,   ///< always the portable TeamPolicy kernel (the reference on every backend)
+  cuda        ///< the CUDA kernel; std::invalid_argument where it is not available
+};
+
 /// Options of tessera::genred; every field has a working default.
 struct GenredOptions {
-  Axis axis           = Axis::j;
-  Summation summation = Summation::block_sum;
-  Scheme scheme       = Scheme::automatic;
-  /// Threads per team (= output rows per team tile); 0 picks the default of core/tiling.hpp.
+  Axis axis                     = Axis::j;
+  Summation summation           = Summation::block_sum;
+  Scheme scheme                 = Scheme::automatic;
+  Implementation implementation = Implementation::automatic;
+  /// Threads per team (= output rows per team tile) of the portable kernel; 0 picks the default
+  /// of core/tiling.hpp. The CUDA kernel sizes its blocks from the device instead.
   int team_size = 0;
-  /// Reduced rows staged in scratch memory at a time; 0 picks the default of core/tiling.hpp.
+  /// Reduced rows staged in scratch memory at a time; 0 picks the default of core/tiling.hpp
+  /// (portable kernel) or of the CUDA kernel.
   int tile_j = 0;
   /// Chunks the reduced range is cut into by the 2D scheme; 0 derives it from the concurrency.
   int chunks_2d = 0;

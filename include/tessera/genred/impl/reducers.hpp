@@ -92,6 +92,9 @@ struct SumSlots {
 /// Formula output dimension, static when FD >= 0.
 template <int FD>
 struct FormulaDim {
+  /// Reducers with an admission filter (KMinReducer) override these two.
+  static constexpr bool has_filter = false;
+  struct Filter {};
   int runtime_dim;
   KOKKOS_INLINE_FUNCTION int dim() const {
     if constexpr (FD >= 0) {
@@ -206,13 +209,24 @@ template <class T, int FD, Summation S>
 struct Reducer<MaxArgMax, T, FD, S> : ExtremumReducer<T, false, true, true, FD> {};
 
 // ---------------------------------------------------------------- k smallest
-// Component d keeps an ascending list of (value, index) at slots [d*k, d*k + k).
+// Component c keeps an ascending list of (value, index) pairs at slots [c*k, c*k + k) (scratch
+// memory: k is a run-time value). With a static formula dimension the reducer also offers an
+// admission filter: a copy of each list's k-th entry that the kernel keeps in registers, so that
+// the common case (a pair that does not enter the list, all but about k ln(N / k) pairs per row
+// on random data) costs one comparison and no memory access.
 template <class T, bool Values, bool Indices, int FD>
 struct KMinReducer : FormulaDim<FD> {
   static constexpr bool writes_values     = Values;
   static constexpr bool writes_indices    = Indices;
   static constexpr int static_acc_values  = dynamic_extent;  // k is a run-time value
   static constexpr int static_acc_indices = dynamic_extent;
+  static constexpr bool has_filter        = FD >= 0;
+
+  /// The k-th entry of each component's list.
+  struct Filter {
+    T v[FD > 0 ? FD : 1];
+    int i[FD > 0 ? FD : 1];
+  };
 
   int k;
   KOKKOS_INLINE_FUNCTION int acc_values() const { return k * this->dim(); }
@@ -239,6 +253,24 @@ struct KMinReducer : FormulaDim<FD> {
   KOKKOS_INLINE_FUNCTION void add(AccRef<T> a, const T* f, int j) const {
     for (int c = 0; c < this->dim(); ++c)
       insert(a.val + c * k, a.idx + c * k, f[c], j);
+  }
+  KOKKOS_INLINE_FUNCTION void load_filter(AccRef<T> a, Filter& filter) const {
+    TESSERA_UNROLL_FULL
+    for (int c = 0; c < (FD > 0 ? FD : 1); ++c) {
+      filter.v[c] = a.val[c * k + k - 1];
+      filter.i[c] = a.idx[c * k + k - 1];
+    }
+  }
+  /// add(), skipping the lists for values that do not precede their k-th entry.
+  KOKKOS_INLINE_FUNCTION void add_filtered(AccRef<T> a, Filter& filter, const T* f, int j) const {
+    TESSERA_UNROLL_FULL
+    for (int c = 0; c < (FD > 0 ? FD : 1); ++c) {
+      if (precedes_min(f[c], j, filter.v[c], filter.i[c])) {
+        insert(a.val + c * k, a.idx + c * k, f[c], j);
+        filter.v[c] = a.val[c * k + k - 1];
+        filter.i[c] = a.idx[c * k + k - 1];
+      }
+    }
   }
   KOKKOS_INLINE_FUNCTION void end_tile(AccRef<T>) const {}
   KOKKOS_INLINE_FUNCTION void combine(AccRef<T> a, AccRef<T> b) const {

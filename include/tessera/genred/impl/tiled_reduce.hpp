@@ -1,12 +1,14 @@
-// The team-policy kernel behind the Genred schemes (KeOps GpuConv1D, generalised).
+// The kernel body behind the Genred schemes (KeOps GpuConv1D, generalised), shared by the
+// portable TeamPolicy path and the CUDA path (cuda_tiled_reduce.hpp).
 //
-// A team owns a tile of `team_size` outer rows (one per thread) and a set of reduced-index
-// ranges. Each thread keeps its outer row and its accumulator in registers (in per-thread
+// A team owns a tile of outer rows, RowsPerThread per thread, and a set of reduced-index
+// ranges. Each thread keeps its outer rows and their accumulators in registers (in per-thread
 // scratch when sizes are only known at run time); the team stages tiles of `tile_j` inner rows
-// in scratch level 0, then every thread folds F(p, x_i, y_j) over the staged rows.
-//  - Dense (1D/2D schemes): the tile is rows [t * team_size, ...) of [0, n_outer) and the range
+// in scratch level 0 (CUDA shared memory), then every thread folds F(p, x_i, y_j) over each
+// staged row for each of its outer rows, so one scratch read feeds RowsPerThread evaluations.
+//  - Dense (1D/2D schemes): the tile is rows [t * tile_rows, ...) of [0, n_outer) and the range
 //    is one chunk of the reduced index. With one chunk (1D) the thread writes its final output
-//    row; with several (2D) it writes its accumulator to a partial buffer that
+//    rows; with several (2D) it writes its accumulators to a partial buffer that
 //    combine_partials.hpp reduces.
 //  - Block-sparse: the tile lies inside one outer segment and the ranges are the segment's
 //    inner ranges. Staged tiles are packed across ranges (a tile may hold the end of one range
@@ -18,6 +20,7 @@
 #include <tessera/core/sorted_search.hpp>
 #include <tessera/genred/impl/reducers.hpp>
 #include <tessera/genred/impl/var_group.hpp>
+#include <tessera/genred/variables.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -47,6 +50,29 @@ struct OutputAccess {
     return {values + b * vsb + r * vsr, vsc, indices + b * isb + r * isr, isc};
   }
 };
+
+template <class View, class P>
+void pointer_and_strides(const View& v, P*& data, std::int64_t& sb, std::int64_t& sr,
+                         std::int64_t& sc) {
+  data = v.data();
+  if constexpr (View::rank == 3) {
+    sb = v.stride_0();
+    sr = v.stride_1();
+    sc = v.stride_2();
+  } else {
+    sb = 0;
+    sr = v.stride_0();
+    sc = v.stride_1();
+  }
+}
+
+template <class T, class Index, class ValuesView, class IndicesView>
+OutputAccess<T, Index> output_access(const Outputs<ValuesView, IndicesView>& out) {
+  OutputAccess<T, Index> a;
+  pointer_and_strides(out.values, a.values, a.vsb, a.vsr, a.vsc);
+  pointer_and_strides(out.indices, a.indices, a.isb, a.isr, a.isc);
+  return a;
+}
 
 /// Per-row accumulators of the 2D scheme: row p holds `nv` values and `ni` indices.
 template <class T>
@@ -84,7 +110,7 @@ KOKKOS_INLINE_FUNCTION void copy_row_16(const T* src, T* dst) {
 
 /// Bytes of a per-thread or per-team buffer of n scalars, with alignment slack.
 template <class S>
-constexpr std::size_t buffer_bytes(int n) {
+KOKKOS_INLINE_FUNCTION constexpr std::size_t buffer_bytes(int n) {
   return n > 0 ? static_cast<std::size_t>(n) * sizeof(S) + 16 : 0;
 }
 
@@ -97,21 +123,42 @@ struct SparseSchedule {
   int segment_count      = 0;
 };
 
-template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index,
-          bool Sparse = false>
-struct TiledReduce {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using PG          = VarGroup<T, typename Formula::param_dims>;
-  using IG          = VarGroup<T, typename Formula::i_dims>;
-  using JG          = VarGroup<T, typename Formula::j_dims>;
-  using OuterG      = std::conditional_t<OuterIsI, IG, JG>;
-  using InnerG      = std::conditional_t<OuterIsI, JG, IG>;
+/// A bump allocator over one thread's scratch buffer (8-byte aligned pieces).
+struct ThreadBuffer {
+  unsigned char* next;
+  template <class S>
+  KOKKOS_INLINE_FUNCTION S* take(int n) {
+    const auto p = reinterpret_cast<std::uintptr_t>(next);
+    S* out       = reinterpret_cast<S*>((p + 7) / 8 * 8);
+    next         = reinterpret_cast<unsigned char*>(out + n);
+    return out;
+  }
+};
 
-  static constexpr int FD = Formula::out_dim;
-  static constexpr int OW = OuterG::static_width;
-  static constexpr int IW = InnerG::static_width;
-  static constexpr int SV = Red::static_acc_values;
-  static constexpr int SI = Red::static_acc_indices;
+/// The tiled map-reduce kernel. A team of `team_size` threads owns a tile of
+/// `team_size * RowsPerThread` outer rows: thread t holds rows t, t + team_size, ... of the tile.
+/// run() is the whole kernel body for any team type offering team_rank(), team_size() and
+/// team_barrier(): a Kokkos team member (operator(), the portable path) or a CUDA thread block.
+template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index,
+          bool Sparse = false, int RowsPerThread = 1>
+struct TiledReduce {
+  using member_type  = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using PG           = VarGroup<T, typename Formula::param_dims>;
+  using IG           = VarGroup<T, typename Formula::i_dims>;
+  using JG           = VarGroup<T, typename Formula::j_dims>;
+  using OuterG       = std::conditional_t<OuterIsI, IG, JG>;
+  using InnerG       = std::conditional_t<OuterIsI, JG, IG>;
+  using scalar_type  = T;  // not value_type: Kokkos would read that as a reduction type
+  using reducer_type = Red;
+  using index_type   = Index;
+
+  static constexpr bool outer_is_i = OuterIsI;
+  static constexpr int R           = RowsPerThread;
+  static constexpr int FD          = Formula::out_dim;
+  static constexpr int OW          = OuterG::static_width;
+  static constexpr int IW          = InnerG::static_width;
+  static constexpr int SV          = Red::static_acc_values;
+  static constexpr int SI          = Red::static_acc_indices;
   // Static stride of a staged inner row; rows of whole 16-byte chunks are read vectorised.
   static constexpr int IS           = IW >= 0 ? padded_width<T>(IW) : dynamic_extent;
   static constexpr bool vector_rows = IS > 0 && (IS * static_cast<int>(sizeof(T))) % 16 == 0;
@@ -124,11 +171,11 @@ struct TiledReduce {
   int formula_dim;  // run-time output dimension of the formula
   int n_outer;      // rows of the outer (output) index
   int n_inner;      // rows of the reduced index
-  int tiles_outer;  // ceil(n_outer / team_size)
+  int tiles_outer;  // ceil(n_outer / tile_rows())
   int team_size;
   int tile_j;
   int chunks;      // reduced-range chunks (1: 1D scheme)
-  int chunk_rows;  // reduced rows per chunk, a multiple of tile_j
+  int chunk_rows;  // reduced rows per chunk (the last chunk may be shorter)
   int thread_scratch_level;
   OutputAccess<T, Index> out;
   PartialBuffer<T> partial;
@@ -149,18 +196,23 @@ struct TiledReduce {
     }
   }
   KOKKOS_INLINE_FUNCTION int inner_stride() const { return padded_width<T>(inner().width()); }
+  /// Outer rows per team tile.
+  KOKKOS_INLINE_FUNCTION int tile_rows() const { return team_size * R; }
 
-  // ---- scratch sizes (host)
-  std::size_t team_scratch_bytes() const {
-    return buffer_bytes<T>(tile_j * padded_width<T>(inner().width())) +
-           buffer_bytes<T>(params.width() + 1);
+  // ---- scratch sizes
+  KOKKOS_INLINE_FUNCTION std::size_t tile_bytes() const {
+    return buffer_bytes<T>(tile_j * padded_width<T>(inner().width()));
   }
-  std::size_t thread_scratch_bytes() const {
+  KOKKOS_INLINE_FUNCTION std::size_t team_scratch_bytes() const {
+    return tile_bytes() + buffer_bytes<T>(params.width() + 1);
+  }
+  /// Per-thread buffers for the sizes known only at run time (0 when all are static).
+  KOKKOS_INLINE_FUNCTION std::size_t thread_scratch_bytes() const {
     std::size_t bytes = 0;
-    if (OW < 0) bytes += buffer_bytes<T>(outer().width());
+    if (OW < 0) bytes += buffer_bytes<T>(R * outer().width());
     if (FD < 0) bytes += buffer_bytes<T>(formula_dim);
-    if (SV < 0) bytes += buffer_bytes<T>(red.acc_values());
-    if (SI < 0) bytes += buffer_bytes<int>(red.acc_indices());
+    if (SV < 0) bytes += buffer_bytes<T>(R * red.acc_values());
+    if (SI < 0) bytes += buffer_bytes<int>(R * red.acc_indices());
     return bytes;
   }
 
@@ -181,31 +233,94 @@ struct TiledReduce {
               std::make_index_sequence<IG::count>(), std::make_index_sequence<JG::count>());
   }
 
+  /// A thread's outer rows, accumulators and formula output: registers when sizes are static
+  /// (the local arrays, indexed by unrolled constants), the thread's scratch buffer otherwise.
+  struct ThreadState {
+    T outer_local[R][OW > 0 ? OW : 1];
+    T f_local[FD > 0 ? FD : 1];
+    T acc_v_local[R][SV > 0 ? SV : 1];
+    int acc_i_local[R][SI > 0 ? SI : 1];
+    typename Red::Filter filter[R];  // admission filters (KMin family)
+    T* outer_dyn   = nullptr;
+    T* f_dyn       = nullptr;
+    T* acc_v_dyn   = nullptr;
+    int* acc_i_dyn = nullptr;
+  };
+
+  KOKKOS_INLINE_FUNCTION void bind(ThreadState& s, unsigned char* thread_buf) const {
+    ThreadBuffer buf{thread_buf};
+    if constexpr (OW < 0) s.outer_dyn = buf.take<T>(R * outer().width());
+    if constexpr (SV < 0) s.acc_v_dyn = buf.take<T>(R * red.acc_values());
+    if constexpr (SI < 0) s.acc_i_dyn = buf.take<int>(R * red.acc_indices());
+    if constexpr (FD < 0) s.f_dyn = buf.take<T>(formula_dim);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION T* outer_row(ThreadState& s, int r) const {
+    if constexpr (OW >= 0) {
+      return s.outer_local[r];
+    } else {
+      return s.outer_dyn + r * outer().width();
+    }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION T* f_buf(ThreadState& s) const {
+    if constexpr (FD >= 0) {
+      return s.f_local;
+    } else {
+      return s.f_dyn;
+    }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION AccRef<T> acc(ThreadState& s, int r) const {
+    AccRef<T> a;
+    if constexpr (SV >= 0) {
+      a.val = s.acc_v_local[r];
+    } else {
+      a.val = s.acc_v_dyn + r * red.acc_values();
+    }
+    if constexpr (SI >= 0) {
+      a.idx = s.acc_i_local[r];
+    } else {
+      a.idx = s.acc_i_dyn + r * red.acc_indices();
+    }
+    return a;
+  }
+
   /// Folds F over `rows` staged inner rows whose reduced indices are j_first, j_first + 1, ...
   KOKKOS_FORCEINLINE_FUNCTION void fold_staged(const T* staged, int rows, int j_first,
-                                               const T* prow, const T* outer_row, T* f,
-                                               const AccRef<T>& acc) const {
+                                               const T* prow, ThreadState& s) const {
     // one pointer walks the rows: a single address increment per unrolled group of rows
     const int step = vector_rows ? IS : inner_stride();
     const T* row   = staged;
     TESSERA_UNROLL(4)
     for (int jj = 0; jj < rows; ++jj, row += step) {
+      T inner_local[vector_rows ? IS : 1];
+      const T* inner_row = row;
       if constexpr (vector_rows) {
-        T inner_row[vector_rows ? IS : 1];
-        copy_row_16<T, IS>(row, inner_row);
-        eval(prow, outer_row, inner_row, f);
-      } else {
-        eval(prow, outer_row, row, f);
+        copy_row_16<T, IS>(row, inner_local);
+        inner_row = inner_local;
       }
-      red.add(acc, f, j_first + jj);
+      TESSERA_UNROLL_FULL
+      for (int r = 0; r < R; ++r) {
+        T* f = f_buf(s);
+        eval(prow, outer_row(s, r), inner_row, f);
+        if constexpr (Red::has_filter) {
+          red.add_filtered(acc(s, r), s.filter[r], f, j_first + jj);
+        } else {
+          red.add(acc(s, r), f, j_first + jj);
+        }
+      }
     }
   }
 
+  KOKKOS_INLINE_FUNCTION void end_tile(ThreadState& s) const {
+    TESSERA_UNROLL_FULL
+    for (int r = 0; r < R; ++r)
+      red.end_tile(acc(s, r));
+  }
+
   /// Dense: tiles of the contiguous range [j_begin, j_end).
-  KOKKOS_FORCEINLINE_FUNCTION void fold_range(const member_type& team, int b, int j_begin,
-                                              int j_end, bool active, T* tile_buf, const T* prow,
-                                              const T* outer_row, T* f,
-                                              const AccRef<T>& acc) const {
+  template <class Team>
+  KOKKOS_FORCEINLINE_FUNCTION void fold_range(const Team& team, int b, int j_begin, int j_end,
+                                              bool active, T* tile_buf, const T* prow,
+                                              ThreadState& s) const {
     const int stride = inner_stride();
     for (int j0 = j_begin; j0 < j_end; j0 += tile_j) {
       const int rows = j_end - j0 < tile_j ? j_end - j0 : tile_j;
@@ -213,18 +328,18 @@ struct TiledReduce {
       inner().load_tile(team, b, j0, rows, stride, tile_buf);
       team.team_barrier();  // the tile is complete
       if (active) {
-        fold_staged(tile_buf, rows, j0, prow, outer_row, f, acc);
-        red.end_tile(acc);
+        fold_staged(tile_buf, rows, j0, prow, s);
+        end_tile(s);
       }
     }
   }
 
   /// Block-sparse: the ranges [l_begin, l_end) of sparse.ranges, packed into staged tiles. Every
   /// thread walks the same cursor (range l, row j), so the team agrees on each tile's pieces.
-  KOKKOS_FORCEINLINE_FUNCTION void fold_ranges(const member_type& team, int b, int l_begin,
-                                               int l_end, bool active, T* tile_buf, const T* prow,
-                                               const T* outer_row, T* f,
-                                               const AccRef<T>& acc) const {
+  template <class Team>
+  KOKKOS_FORCEINLINE_FUNCTION void fold_ranges(const Team& team, int b, int l_begin, int l_end,
+                                               bool active, T* tile_buf, const T* prow,
+                                               ThreadState& s) const {
     const int stride  = inner_stride();
     const int* ranges = sparse.ranges;
     int l = l_begin, j = l < l_end ? ranges[2 * l] : 0;
@@ -249,97 +364,125 @@ struct TiledReduce {
         for (int pos = 0; pos < filled;) {
           const int take =
               ranges[2 * l + 1] - j < filled - pos ? ranges[2 * l + 1] - j : filled - pos;
-          fold_staged(tile_buf + pos * stride, take, j, prow, outer_row, f, acc);
+          fold_staged(tile_buf + pos * stride, take, j, prow, s);
           pos += take;
           j += take;
           while (l < l_end && j >= ranges[2 * l + 1]) {
             if (++l < l_end) j = ranges[2 * l];
           }
         }
-        red.end_tile(acc);
+        end_tile(s);
       }
       l = lw;
       j = jw;
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const int league = team.league_rank();
+  /// The kernel body for team `league` of any team type; `tile_buf` and `prow` point to team
+  /// scratch of team_scratch_bytes(), `thread_buf` to this thread's thread_scratch_bytes().
+  template <class Team>
+  KOKKOS_INLINE_FUNCTION void run(const Team& team, int league, T* tile_buf, T* prow,
+                                  unsigned char* thread_buf) const {
     int b, o_begin, o_end, chunk = 0, l_begin = 0, l_end = 0;
     if constexpr (Sparse) {
       b             = league / tiles_outer;
       const int t   = league - b * tiles_outer;
       const int q   = upper_bound(sparse.tile_starts, sparse.segment_count + 1, t) - 1;
       const int end = sparse.segments[2 * q + 1];
-      o_begin       = sparse.segments[2 * q] + (t - sparse.tile_starts[q]) * team_size;
-      o_end         = o_begin + team_size < end ? o_begin + team_size : end;
+      o_begin       = sparse.segments[2 * q] + (t - sparse.tile_starts[q]) * tile_rows();
+      o_end         = o_begin + tile_rows() < end ? o_begin + tile_rows() : end;
       l_begin       = q == 0 ? 0 : sparse.slices[q - 1];
       l_end         = sparse.slices[q];
     } else {
       chunk          = league % chunks;
       const int tile = (league / chunks) % tiles_outer;
       b              = league / chunks / tiles_outer;
-      o_begin        = tile * team_size;
-      o_end          = o_begin + team_size < n_outer ? o_begin + team_size : n_outer;
+      o_begin        = tile * tile_rows();
+      o_end          = o_begin + tile_rows() < n_outer ? o_begin + tile_rows() : n_outer;
     }
-    const int o       = o_begin + team.team_rank();
-    const bool active = o < o_end;
+    // Row r of this thread is o0 + r * team_size; rows past o_end compute on a copy of the
+    // last row and are not written.
+    const int o0      = o_begin + team.team_rank();
+    const bool active = o0 < o_end;
 
-    const int stride = inner_stride();
-    T* tile_buf      = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(
-             static_cast<std::size_t>(tile_j) * stride * sizeof(T), 16));
-    T* prow          = static_cast<T*>(
-        team.team_scratch(0).get_shmem_aligned((params.width() + 1) * sizeof(T), 16));
-
-    // Registers when sizes are static, per-thread scratch otherwise.
-    T outer_local[OW > 0 ? OW : 1];
-    T f_local[FD > 0 ? FD : 1];
-    T acc_v_local[SV > 0 ? SV : 1];
-    int acc_i_local[SI > 0 ? SI : 1];
-    auto& ts     = team.thread_scratch(thread_scratch_level);
-    T* outer_row = outer_local;
-    T* f         = f_local;
-    AccRef<T> acc{acc_v_local, acc_i_local};
-    if constexpr (OW < 0) {
-      outer_row = static_cast<T*>(ts.get_shmem_aligned(outer().width() * sizeof(T), 16));
+    ThreadState s;
+    bind(s, thread_buf);
+    if (PG::count > 0 && team.team_rank() == 0) params.load_row(b, 0, prow);
+    if (active) {
+      TESSERA_UNROLL_FULL
+      for (int r = 0; r < R; ++r) {
+        const int o = o0 + r * team_size;
+        outer().load_row(b, o < o_end ? o : o_end - 1, outer_row(s, r));
+      }
     }
-    if constexpr (FD < 0) {
-      f = static_cast<T*>(ts.get_shmem_aligned(formula_dim * sizeof(T), 16));
+    TESSERA_UNROLL_FULL
+    for (int r = 0; r < R; ++r) {
+      red.init(acc(s, r));
+      if constexpr (Red::has_filter) red.load_filter(acc(s, r), s.filter[r]);
     }
-    if constexpr (SV < 0) {
-      acc.val = static_cast<T*>(ts.get_shmem_aligned(red.acc_values() * sizeof(T), 16));
-    }
-    if constexpr (SI < 0) {
-      acc.idx = static_cast<int*>(ts.get_shmem_aligned(red.acc_indices() * sizeof(int), 16));
-    }
-
-    if (PG::count > 0) {
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { params.load_row(b, 0, prow); });
-    }
-    if (active) outer().load_row(b, o, outer_row);
-    red.init(acc);
 
     if constexpr (Sparse) {
-      fold_ranges(team, b, l_begin, l_end, active, tile_buf, prow, outer_row, f, acc);
+      fold_ranges(team, b, l_begin, l_end, active, tile_buf, prow, s);
     } else {
       const int j_begin = chunk * chunk_rows;
       const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
-      fold_range(team, b, j_begin, j_end, active, tile_buf, prow, outer_row, f, acc);
+      fold_range(team, b, j_begin, j_end, active, tile_buf, prow, s);
     }
 
-    if (!active) return;
-    if (chunks == 1) {
-      red.finalize(acc, out.row(b, o));
-    } else {
-      const AccRef<T> dst =
-          partial.row((static_cast<std::int64_t>(b) * n_outer + o) * chunks + chunk);
-      for (int s = 0; s < red.acc_values(); ++s)
-        dst.val[s] = acc.val[s];
-      for (int s = 0; s < red.acc_indices(); ++s)
-        dst.idx[s] = acc.idx[s];
+    TESSERA_UNROLL_FULL
+    for (int r = 0; r < R; ++r) {
+      const int o = o0 + r * team_size;
+      if (o >= o_end) break;
+      const AccRef<T> a = acc(s, r);
+      if (chunks == 1) {
+        red.finalize(a, out.row(b, o));
+      } else {
+        const AccRef<T> dst =
+            partial.row((static_cast<std::int64_t>(b) * n_outer + o) * chunks + chunk);
+        for (int v = 0; v < red.acc_values(); ++v)
+          dst.val[v] = a.val[v];
+        for (int v = 0; v < red.acc_indices(); ++v)
+          dst.idx[v] = a.idx[v];
+      }
     }
   }
+
+  /// The portable path: one Kokkos team per league entry.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    T* tile_buf = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(
+        static_cast<std::size_t>(tile_j) * inner_stride() * sizeof(T), 16));
+    T* prow     = static_cast<T*>(
+        team.team_scratch(0).get_shmem_aligned((params.width() + 1) * sizeof(T), 16));
+    const std::size_t thread_bytes = thread_scratch_bytes();
+    unsigned char* thread_buf =
+        thread_bytes == 0
+            ? nullptr
+            : static_cast<unsigned char*>(
+                  team.thread_scratch(thread_scratch_level).get_shmem_aligned(thread_bytes, 16));
+    run(team, team.league_rank(), tile_buf, prow, thread_buf);
+  }
 };
+
+/// Outer rows per thread: 4, 2 or 1, as many as keep the rows and accumulators within about 64
+/// 32-bit registers; one when any of them has a run-time size (scratch buffers: measured on the
+/// H100, four rows per thread with KMin lists in shared memory ran ArgKMin 20% slower than one).
+template <class T, class Kernel1>
+constexpr int rows_per_thread() {
+  if constexpr (Kernel1::OW < 0 || Kernel1::SV < 0 || Kernel1::SI < 0 || Kernel1::FD < 0) {
+    return 1;
+  } else {
+    constexpr int words = static_cast<int>(sizeof(T) / 4);
+    constexpr int regs  = (Kernel1::OW + Kernel1::SV) * words + Kernel1::SI;
+    return 4 * regs <= 64 ? 4 : 2 * regs <= 64 ? 2 : 1;
+  }
+}
+
+/// The TiledReduce of a call, with rows_per_thread() rows per thread.
+template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index,
+          bool Sparse>
+using TiledReduceFor = TiledReduce<
+    ExecSpace, T, Formula, Red, OuterIsI, Index, Sparse,
+    rows_per_thread<T, TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index, Sparse>>()>;
 
 }  // namespace Impl
 }  // namespace tessera

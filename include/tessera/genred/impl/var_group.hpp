@@ -113,7 +113,8 @@ struct VarGroup<T, Dims<D...>> {
 
   /// The team copies rows [r0, r0 + rows) of batch b into dst[row * stride + ...], reading
   /// along the Views' contiguous direction so that neighbouring threads read neighbouring
-  /// addresses.
+  /// addresses. Team: anything with team_rank() and team_size() (a Kokkos team member with
+  /// vector length 1, or a CUDA thread block).
   template <class Member>
   KOKKOS_INLINE_FUNCTION void load_tile(const Member& team, int b, int r0, int rows, int stride,
                                         T* dst) const {
@@ -146,18 +147,19 @@ struct VarGroup<T, Dims<D...>> {
     const T* src            = a.data + b * a.sb + r0 * a.sr;
     const int d             = dim<V>();
     T* out                  = dst + offset<V>();
+    const int n             = rows * d;
     if (a.sc == 1 || d == 1) {  // rows contiguous (LayoutRight): walk row by row
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * d), [&](int e) {
+      for (int e = team.team_rank(); e < n; e += team.team_size()) {
         const int row         = e / d;
         const int c           = e - row * d;
         out[row * stride + c] = src[row * a.sr + c * a.sc];
-      });
+      }
     } else {  // components contiguous (LayoutLeft): walk component by component
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * d), [&](int e) {
+      for (int e = team.team_rank(); e < n; e += team.team_size()) {
         const int c           = e / rows;
         const int row         = e - c * rows;
         out[row * stride + c] = src[row * a.sr + c * a.sc];
-      });
+      }
     }
   }
 };

@@ -1,0 +1,162 @@
+// How the (i, j) plane of one genred call is cut into team tiles, shared by the portable and
+// the CUDA launches: the 1D/2D choice, the 2D chunks and their partial buffer, the
+// block-sparse team tables, and the second (combine) kernel of the 2D scheme.
+#pragma once
+
+#include <tessera/core/errors.hpp>
+#include <tessera/core/tiling.hpp>
+#include <tessera/genred/impl/block_sparse_build.hpp>
+#include <tessera/genred/impl/combine_partials.hpp>
+#include <tessera/genred/options.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace tessera {
+namespace Impl {
+
+/// The extents every View of a call must agree on.
+struct Shape {
+  std::size_t batch;
+  std::size_t m, n;
+};
+
+/// The sparsity argument of a dense call.
+struct NoSparsity {};
+
+/// Largest power of two <= n (n >= 1), at most 2^(tile_levels - 1): the block-sparse team tables
+/// exist for these tile heights.
+inline int sparse_team_level(int n) {
+  int level = 0;
+  while (level + 1 < tile_levels && (2 << level) <= n)
+    ++level;
+  return level;
+}
+
+inline void require_league(std::size_t league, const char* what) {
+  if (league > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw std::length_error(concat("tessera::genred: ", what, " = ", league,
+                                   " exceeds the largest league size ",
+                                   std::numeric_limits<int>::max()));
+  }
+}
+
+/// The 2D partial buffer of a launch (empty for the 1D scheme and block-sparse calls).
+template <class T, class MemorySpace>
+struct PartialViews {
+  Kokkos::View<T*, MemorySpace> values;
+  Kokkos::View<int*, MemorySpace> indices;
+};
+
+/// Chunks of the reduced range for `teams` row tiles on a device that holds `resident` teams at
+/// once: enough to fill it twice when the row tiles alone cannot, otherwise the fewest (up to 4)
+/// that leave the last wave at least 90% full (1954 tiles on 1320 slots run as 1.48 waves, 74%
+/// busy; cut in two chunks, as 2.96 waves, 99% busy).
+inline std::size_t balanced_chunks(std::size_t teams, std::size_t resident) {
+  if (teams == 0 || resident == 0) return 1;
+  if (teams < resident) return (2 * resident + teams - 1) / teams;
+  for (std::size_t c = 1; c < 4; ++c) {
+    const double waves = static_cast<double>(teams * c) / static_cast<double>(resident);
+    if (waves / std::ceil(waves) >= 0.9) return c;
+  }
+  return 4;
+}
+
+/// Sets k.tiles_outer, k.chunks, k.chunk_rows (and k.sparse) for a kernel whose tile height
+/// (k.tile_rows()) and tile_j are set. Dense calls run the 2D scheme when asked to, or, with
+/// Scheme::automatic on a device, when the reduced range spans at least 4 staged tiles and
+/// balanced_chunks() asks for more than one chunk. Returns the league size (0: nothing to run);
+/// the caller provides the partial buffer when k.chunks > 1.
+template <class ExecSpace, class Kernel, class Sparsity>
+std::size_t schedule(const GenredOptions& options, const Shape& shape, const Sparsity& sparsity,
+                     std::size_t resident_teams, Kernel& k) {
+  const std::size_t rows_per_tile = static_cast<std::size_t>(k.tile_rows());
+  k.chunks                        = 1;
+  k.chunk_rows                    = std::max(k.n_inner, 1);
+  if constexpr (!std::is_same_v<Sparsity, NoSparsity>) {
+    const int level = sparse_team_level(k.tile_rows());
+    if ((1 << level) != k.tile_rows()) {
+      throw std::logic_error(concat("tessera::genred: block-sparse tile height ", k.tile_rows(),
+                                    " is not a power of two up to 2^", tile_levels - 1));
+    }
+    const auto& dir          = sparsity.direction(Kernel::outer_is_i ? Axis::j : Axis::i);
+    k.tiles_outer            = dir.teams[level];
+    k.sparse                 = {dir.segments.data(), dir.slices.data(), dir.ranges.data(),
+                                dir.tile_starts.data() + level * (dir.segment_count() + 1), dir.segment_count()};
+    const std::size_t league = shape.batch * static_cast<std::size_t>(k.tiles_outer);
+    require_league(league, "batch * row tiles");
+    return league;
+  } else {
+    const std::size_t n_outer = static_cast<std::size_t>(k.n_outer);
+    const std::size_t tiles   = (n_outer + rows_per_tile - 1) / rows_per_tile;
+    const std::size_t teams   = shape.batch * tiles;
+    const std::size_t tiles_j = (static_cast<std::size_t>(k.n_inner) + k.tile_j - 1) / k.tile_j;
+    require_league(tiles, "row tiles");
+    k.tiles_outer      = static_cast<int>(tiles);
+    std::size_t chunks = 1;
+    if (options.scheme == Scheme::tiled_2d) {
+      chunks = options.chunks_2d > 0 ? static_cast<std::size_t>(options.chunks_2d)
+                                     : balanced_chunks(teams, resident_teams);
+    } else if (options.scheme == Scheme::automatic && is_device_space<ExecSpace> && tiles_j >= 4) {
+      chunks = balanced_chunks(teams, resident_teams);
+    }
+    chunks = std::min(std::max<std::size_t>(chunks, 1), tiles_j);
+    if (chunks > 1) {
+      // Rows per chunk: an even share rounded up to a multiple of 32 (not of tile_j), so that
+      // the chunk count, hence the league, stays what balanced_chunks asked for.
+      const std::size_t share = (static_cast<std::size_t>(k.n_inner) + chunks - 1) / chunks;
+      k.chunk_rows            = static_cast<int>((share + 31) / 32 * 32);
+      k.chunks                = (k.n_inner + k.chunk_rows - 1) / k.chunk_rows;
+    }
+    const std::size_t league = teams * static_cast<std::size_t>(k.chunks);
+    require_league(league, "batch * row tiles * chunks");
+    return league;
+  }
+}
+
+/// Scalars of the 2D partial buffer of a scheduled kernel: (values, indices).
+template <class Kernel>
+std::pair<std::size_t, std::size_t> partial_extents(const Kernel& k, std::size_t batch) {
+  const std::size_t rows = batch * static_cast<std::size_t>(k.n_outer) * k.chunks;
+  return {rows * k.red.acc_values(), rows * k.red.acc_indices()};
+}
+
+/// Allocates the 2D partial buffer of a scheduled kernel as Views (nothing for one chunk).
+template <class ExecSpace, class Kernel, class T = typename Kernel::scalar_type>
+PartialViews<T, typename ExecSpace::memory_space> allocate_partials(const ExecSpace& space,
+                                                                    Kernel& k, std::size_t batch) {
+  PartialViews<T, typename ExecSpace::memory_space> partials;
+  if (k.chunks <= 1) return partials;
+  const auto extents = partial_extents(k, batch);
+  partials.values    = decltype(partials.values)(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::partial_values"),
+      extents.first);
+  partials.indices = decltype(partials.indices)(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::partial_indices"),
+      extents.second);
+  k.partial = {partials.values.data(), partials.indices.data(), k.red.acc_values(),
+               k.red.acc_indices()};
+  return partials;
+}
+
+/// The second kernel of the 2D scheme: folds each output row's chunk accumulators.
+template <class ExecSpace, class Kernel>
+void combine_chunks(const ExecSpace& space, const Kernel& k, std::size_t batch) {
+  if (k.chunks <= 1) return;
+  CombinePartials<typename Kernel::scalar_type, typename Kernel::reducer_type,
+                  typename Kernel::index_type>
+      combine{k.red, k.partial, k.out, k.n_outer, k.chunks};
+  Kokkos::parallel_for("tessera::genred::combine_2d",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                           space, 0, static_cast<std::int64_t>(batch * k.n_outer)),
+                       combine);
+}
+
+}  // namespace Impl
+}  // namespace tessera
