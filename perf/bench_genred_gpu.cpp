@@ -7,9 +7,14 @@
 //   pairs_per_s   formula evaluations per second (block-sparse: the pairs actually computed)
 //   x_naive, x_portable, x_torch   this row's pairs/s over that path's, same case, same run
 //   x_dense       block-sparse rows: pairs/s over the dense call's on the same data and path
+//   rel_err       expanded and matrix rows: max |a - a_direct| / max |a_direct| over the
+//                 outputs, on the same data and path (the cancellation error, see Distance)
 // Cases (float unless named): Gaussian convolution D = 3 at M = N = 1e6 and 1e4, D = 16 with
 // 3 weights, ArgKMin K = 10 (D = 3), the 2D scheme at M = 1000, N = 1e7, block-sparse with 10%
-// of the tiles kept (M = N = 1e6, clustered), and double precision Gaussian D = 3. On host
+// of the tiles kept (M = N = 1e6, clustered), and double precision Gaussian D = 3; each also
+// with Distance::expanded (suffix _expanded), and D = 16 with Distance::matrix (suffix _matrix,
+// the tensor-core path); those variants take x_naive and x_torch from the
+// direct case's naive and PyTorch rows, which compute the same values. On host
 // backends the sizes shrink (and the CUDA rows are skipped) so that the program stays quick.
 #include "clustered_problem.hpp"
 
@@ -19,11 +24,14 @@
 #include <Kokkos_Random.hpp>
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -127,7 +135,22 @@ struct Case {
   std::function<void()> naive_call;  // empty: no naive row
   std::string torch_args;            // empty: no PyTorch row
   std::string dense_case;            // block-sparse: the dense case on the same data
+  std::string direct_case;           // expanded distance: the direct case on the same data
+  std::function<double(tessera::Implementation)> rel_err;  // expanded: error against direct
 };
+
+/// max |a - b| / max |b| over two host Views of the same extents.
+template <class View>
+double relative_difference(const View& a, const View& b) {
+  const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  double diff = 0, scale = 0;
+  for (std::size_t e = 0; e < ha.size(); ++e) {
+    diff  = std::max(diff, std::abs(double(ha.data()[e]) - double(hb.data()[e])));
+    scale = std::max(scale, std::abs(double(hb.data()[e])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
 
 tessera::GenredOptions with(tessera::Implementation impl) {
   tessera::GenredOptions o;
@@ -135,7 +158,15 @@ tessera::GenredOptions with(tessera::Implementation impl) {
   return o;
 }
 
-template <class T, int D, int W>
+using tessera::Distance;
+const std::vector<std::string> variant_suffixes = {"_expanded", "_matrix"};
+const std::string& suffix_of(Distance d) {
+  static const std::string none;
+  return d == Distance::direct ? none : variant_suffixes[d == Distance::expanded ? 0 : 1];
+}
+
+/// Gaussian convolution; with another Distance, named name + its suffix.
+template <class T, int D, int W, Distance Dist = Distance::direct>
 Case gaussian(const std::string& name, int m, int n) {
   const Rows<T> x = random_rows<T>("x", m, D, 1), y = random_rows<T>("y", n, D, 2),
                 b = random_rows<T>("b", n, W, 3), out("out", m, W);
@@ -143,9 +174,20 @@ Case gaussian(const std::string& name, int m, int n) {
   c.name         = name;
   c.pairs        = static_cast<double>(m) * n;
   c.tessera_call = [=](tessera::Implementation impl) {
-    tessera::genred(Space(), tessera::Sum{}, tessera::GaussianKernel<D, W>(sigma),
+    tessera::genred(Space(), tessera::Sum{}, tessera::GaussianKernel<D, W, Dist>(sigma),
                     tessera::i_vars(x), tessera::j_vars(y, b), out, with(impl));
   };
+  if constexpr (Dist != Distance::direct) {
+    c.name        = name + suffix_of(Dist);
+    c.direct_case = name;
+    c.rel_err     = [=](tessera::Implementation impl) {
+      const Rows<T> direct("direct", m, W);
+      tessera::genred(Space(), tessera::Sum{}, tessera::GaussianKernel<D, W>(sigma),
+                          tessera::i_vars(x), tessera::j_vars(y, b), direct, with(impl));
+      return relative_difference(out, direct);
+    };
+    return c;
+  }
   const T gamma = static_cast<T>(1 / (2 * sigma * sigma));
   c.naive_call  = [=] {
     Kokkos::parallel_for("bench::naive_gaussian", Kokkos::RangePolicy<Space>(0, m),
@@ -178,18 +220,20 @@ Case arg_k_min(const std::string& name, int m, int n) {
 }
 
 /// Dense and 10%-of-tiles block-sparse Gaussian convolution on the same clustered data.
+template <Distance Dist>
 std::vector<Case> block_sparse(int n) {
   auto& p       = tessera_perf::problem(n);
   const auto& r = p.pattern(10);
-  const auto k  = tessera::GaussianKernel<3, 1>(0.05);
+  const auto k             = tessera::GaussianKernel<3, 1, Dist>(0.05);
+  const std::string suffix = suffix_of(Dist);
   Case dense, sparse;
-  dense.name         = "clustered_dense";
+  dense.name         = "clustered_dense" + suffix;
   dense.pairs        = static_cast<double>(n) * n;
   dense.tessera_call = [&p, k](tessera::Implementation impl) {
     tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(p.x), tessera::j_vars(p.y, p.b),
                     p.out, with(impl));
   };
-  sparse.name         = "block_sparse_10pct";
+  sparse.name         = "block_sparse_10pct" + suffix;
   sparse.pairs        = static_cast<double>(r.kept_pairs());
   sparse.dense_case   = dense.name;
   sparse.tessera_call = [&p, &r, k](tessera::Implementation impl) {
@@ -207,25 +251,63 @@ std::map<std::string, Case>& cases() {
   return all;
 }
 
-const std::vector<std::string> case_names = {
-    "gauss_d3_1e6",       "gauss_d3_1e4",    "gauss_d16_w3_1e6",   "argkmin_k10_d3_1e6",
-    "gauss_2d_m1e3_n1e7", "clustered_dense", "block_sparse_10pct", "gauss_d3_double_1e6"};
+const std::vector<std::string> case_names = {"gauss_d3_1e6",
+                                             "gauss_d3_1e6_expanded",
+                                             "gauss_d3_1e4",
+                                             "gauss_d3_1e4_expanded",
+                                             "gauss_d16_w3_1e6",
+                                             "gauss_d16_w3_1e6_expanded",
+                                             "gauss_d16_w3_1e6_matrix",
+                                             "argkmin_k10_d3_1e6",
+                                             "gauss_2d_m1e3_n1e7",
+                                             "gauss_2d_m1e3_n1e7_expanded",
+                                             "clustered_dense",
+                                             "block_sparse_10pct",
+                                             "clustered_dense_expanded",
+                                             "block_sparse_10pct_expanded",
+                                             "gauss_d3_double_1e6",
+                                             "gauss_d3_double_1e6_expanded"};
+
+/// The direct-distance case a variant's name extends ("" for direct cases).
+std::string direct_name(const std::string& name) {
+  for (const std::string& suffix : variant_suffixes) {
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return name.substr(0, name.size() - suffix.size());
+    }
+  }
+  return "";
+}
+
+/// The direct-distance case `base` and its variants (the matrix one where the tensor-core path
+/// exists: float, D > 8).
+template <class T, int D, int W>
+void add_gaussian(std::map<std::string, Case>& all, const std::string& base, int m, int n) {
+  all[base]           = gaussian<T, D, W>(base, m, n);
+  const Case expanded = gaussian<T, D, W, Distance::expanded>(base, m, n);
+  all[expanded.name]  = expanded;
+  if constexpr (std::is_same_v<T, float> && D > 8) {
+    const Case matrix = gaussian<T, D, W, Distance::matrix>(base, m, n);
+    all[matrix.name]  = matrix;
+  }
+}
 
 Case& get_case(const std::string& name) {
   auto& all = cases();
   if (!all.count(name)) {
-    if (name == "gauss_d3_1e6") all[name] = gaussian<float, 3, 1>(name, size(1e6), size(1e6));
-    if (name == "gauss_d3_1e4")
-      all[name] = gaussian<float, 3, 1>(name, size(1e4, 10), size(1e4, 10));
-    if (name == "gauss_d16_w3_1e6")
-      all[name] = gaussian<float, 16, 3>(name, size(1e6, 300), size(1e6, 300));
-    if (name == "argkmin_k10_d3_1e6") all[name] = arg_k_min(name, size(1e6), size(1e6));
-    if (name == "gauss_2d_m1e3_n1e7")
-      all[name] = gaussian<float, 3, 1>(name, 1000, size(1e7, 1000));
-    if (name == "gauss_d3_double_1e6")
-      all[name] = gaussian<double, 3, 1>(name, size(1e6, 300), size(1e6, 300));
-    if (name == "clustered_dense" || name == "block_sparse_10pct") {
-      for (Case& c : block_sparse(size(1e6, 50)))
+    const std::string base = direct_name(name).empty() ? name : direct_name(name);
+    if (base == "gauss_d3_1e6") add_gaussian<float, 3, 1>(all, base, size(1e6), size(1e6));
+    if (base == "gauss_d3_1e4") add_gaussian<float, 3, 1>(all, base, size(1e4, 10), size(1e4, 10));
+    if (base == "gauss_d16_w3_1e6")
+      add_gaussian<float, 16, 3>(all, base, size(1e6, 300), size(1e6, 300));
+    if (base == "argkmin_k10_d3_1e6") all[name] = arg_k_min(name, size(1e6), size(1e6));
+    if (base == "gauss_2d_m1e3_n1e7") add_gaussian<float, 3, 1>(all, base, 1000, size(1e7, 1000));
+    if (base == "gauss_d3_double_1e6")
+      add_gaussian<double, 3, 1>(all, base, size(1e6, 300), size(1e6, 300));
+    if (base == "clustered_dense" || base == "block_sparse_10pct") {
+      for (Case& c : block_sparse<Distance::direct>(size(1e6, 50)))
+        all[c.name] = c;
+      for (Case& c : block_sparse<Distance::expanded>(size(1e6, 50)))
         all[c.name] = c;
     }
   }
@@ -290,10 +372,17 @@ void run_case(benchmark::State& state, const std::string& name, Path path) {
   seconds_of()[key]             = seconds;
   state.counters["pairs_per_s"] = c.pairs / seconds;
   for (Path other : {Path::naive, Path::portable, Path::torch}) {
-    const auto it = seconds_of().find(name + "/" + path_name(other));
+    // the naive and PyTorch rows of an expanded case are its direct twin's
+    const std::string& owner =
+        other != Path::portable && !c.direct_case.empty() ? c.direct_case : name;
+    const auto it = seconds_of().find(owner + "/" + path_name(other));
     if (other != path && it != seconds_of().end()) {
       state.counters[std::string("x_") + path_name(other)] = it->second / seconds;
     }
+  }
+  if (c.rel_err) {
+    state.counters["rel_err"] = c.rel_err(path == Path::cuda ? tessera::Implementation::cuda
+                                                             : tessera::Implementation::portable);
   }
   if (!c.dense_case.empty()) {
     const auto it = seconds_of().find(c.dense_case + "/" + path_name(path));
@@ -307,8 +396,10 @@ void run_case(benchmark::State& state, const std::string& name, Path path) {
 const bool registered = [] {
   for (const std::string& name : case_names) {
     for (Path path : {Path::naive, Path::torch, Path::portable, Path::cuda}) {
-      const bool sparse_case = name == "clustered_dense" || name == "block_sparse_10pct";
-      if (sparse_case && (path == Path::naive || path == Path::torch)) continue;
+      const bool sparse_case =
+          name.rfind("clustered_dense", 0) == 0 || name.rfind("block_sparse_10pct", 0) == 0;
+      const bool own_baselines = !sparse_case && direct_name(name).empty();
+      if (!own_baselines && (path == Path::naive || path == Path::torch)) continue;
       if (path == Path::cuda && !tessera::Impl::has_cuda_kernels<Space>) continue;
       if (path == Path::torch && !on_device) continue;
       benchmark::RegisterBenchmark((name + "/" + path_name(path)).c_str(),

@@ -60,6 +60,42 @@ struct MixedFormula {
   }
 };
 
+/// MixedFormula as a staged formula (formula.hpp): the same values, computed from staged rows of
+/// other widths and orders, si = (2 x, 7) and sj = (b1, y, 42, b0), whose every slot matters. The
+/// staging is exact (scaling by 2 and moving values), so the tolerances do not change.
+struct StagedMixedFormula : MixedFormula {
+  static constexpr int staged_i_width = 4;
+  static constexpr int staged_j_width = 6;
+
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void stage_i(const T* x, T* si) const {
+    for (int k = 0; k < 3; ++k)
+      si[k] = T(2) * x[k];
+    si[3] = T(7);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void stage_j(const T* yb, T* sj) const {
+    sj[0] = yb[4];
+    for (int k = 0; k < 3; ++k)
+      sj[1 + k] = yb[k];
+    sj[4] = T(42);
+    sj[5] = yb[3];
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void eval_staged(tessera::In<T, 1> p, tessera::In<T, 4> si,
+                                          tessera::In<T, 6> sj, tessera::Out<T, 3> out) const {
+    T r2 = T(0), xy = T(0);
+    for (int k = 0; k < 3; ++k) {
+      const T x = si[k] * T(0.5);
+      r2 += (x - sj[1 + k]) * (x - sj[1 + k]);
+      xy += x * sj[1 + k];
+    }
+    out[0] = -p[0] * r2 * (si[3] / T(7));
+    out[1] = sj[5] + xy * (sj[4] / T(42));
+    out[2] = sj[0] * tessera::math::exp(-r2);
+  }
+};
+
 /// Host data of one test problem, already rounded to the tested scalar type.
 struct ProblemData {
   int batch = 0;  // 0: unbatched (rank-2 Views)
@@ -226,9 +262,10 @@ inline std::vector<SizeCase> standard_sizes() {
           {0, 3, 4099}, {0, 0, 5},   {3, 37, 61},    {2, 0, 4},    {1, 5, 3}};
 }
 
-/// Runs `reduction` on MixedFormula over every size, both axes, both schemes (and automatic)
-/// and, when it matters, every summation mode, comparing with the reference.
-template <class Space, class T, class Reduction>
+/// Runs `reduction` on MixedFormula (or StagedMixedFormula) over every size, both axes, both
+/// schemes (and automatic) and, when it matters, every summation mode, comparing with the
+/// reference.
+template <class Space, class T, class Reduction, class Formula = MixedFormula>
 void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = standard_sizes()) {
   using namespace tessera;
   constexpr bool has_values  = Impl::ReductionFacts<Reduction>::writes_values;
@@ -276,8 +313,8 @@ void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = s
                 return iv;
               }
             }();
-            tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(pv),
-                            tessera::i_vars(xv), tessera::j_vars(yv, bv), out, opt);
+            tessera::genred(Space(), reduction, Formula{}, tessera::params(pv), tessera::i_vars(xv),
+                            tessera::j_vars(yv, bv), out, opt);
           };
           if (s.batch > 0) {
             run(p, x, y, b, values, indices);

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,9 @@ std::vector<SparseCase> sparse_sizes() {
           {0, 300, 7, 5}, {0, 7, 300, 3}, {3, 37, 61, 4}, {2, 601, 263, 3}};
 }
 
-/// Runs `reduction` on MixedFormula with `pattern` (built by `make`) over both axes and every
-/// summation mode, against the reference restricted to the pattern's pairs.
-template <class Space, class T, class Reduction>
+/// Runs `reduction` on MixedFormula (or StagedMixedFormula) with `pattern` over both axes and
+/// every summation mode, against the reference restricted to the pattern's pairs.
+template <class Space, class T, class Reduction, class Formula = MixedFormula>
 void check_sparse(const Reduction& reduction, const SparseCase& s, const HostPattern& pattern,
                   const std::string& what) {
   using namespace tessera;
@@ -80,8 +81,8 @@ void check_sparse(const Reduction& reduction, const SparseCase& s, const HostPat
             return iv;
           }
         }();
-        tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(pv),
-                        tessera::i_vars(xv), tessera::j_vars(yv, bv), out, ranges, opt);
+        tessera::genred(Space(), reduction, Formula{}, tessera::params(pv), tessera::i_vars(xv),
+                        tessera::j_vars(yv, bv), out, ranges, opt);
       };
       if (s.batch > 0) {
         run(p, x, y, b, values, indices);
@@ -110,12 +111,12 @@ void check_sparse(const Reduction& reduction, const SparseCase& s, const HostPat
   }
 }
 
-template <class Space, class T, class Reduction>
+template <class Space, class T, class Reduction, class Formula = MixedFormula>
 void check_random_patterns(const Reduction& reduction) {
   unsigned seed = 11;
   for (const SparseCase& s : sparse_sizes()) {
     const HostPattern pattern = random_pattern(s.m, s.n, s.segments, ++seed);
-    check_sparse<Space, T>(reduction, s, pattern, "random pattern");
+    check_sparse<Space, T, Reduction, Formula>(reduction, s, pattern, "random pattern");
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -141,6 +142,13 @@ TESSERA_SPARSE_REDUCTION_TEST(LogSumExpWeighted, LogSumExpWeighted{})
 TESSERA_SPARSE_REDUCTION_TEST(SumSoftMaxWeight, SumSoftMaxWeight{})
 
 #undef TESSERA_SPARSE_REDUCTION_TEST
+
+// A staged formula (rows staged into the tiles by stage_i / stage_j) through the packed ranges.
+TYPED_TEST(GenredBlockSparse, StagedFormula) {
+  check_random_patterns<TypeParam, float, tessera::Sum, StagedMixedFormula>(tessera::Sum{});
+  check_random_patterns<TypeParam, double, tessera::KMinArgKMin, StagedMixedFormula>(
+      tessera::KMinArgKMin{2});
+}
 
 // Patterns whose segments are shorter than any team, or one long segment with many one-row
 // ranges, exercise the team tables and the packing of ranges into staged tiles.
@@ -206,7 +214,11 @@ TYPED_TEST(GenredBlockSparse, FullPatternEqualsDense) {
                     tessera::j_vars(y, b), dense, opt);
     tessera::genred(Space(), tessera::Sum{}, MixedFormula{}, tessera::params(p), tessera::i_vars(x),
                     tessera::j_vars(y, b), sparse, ranges, opt);
-    EXPECT_EQ(host_rows(dense), host_rows(sparse)) << "Sum";
+    // Selections are exact; a sum may differ in the last bits, because the CUDA kernels give the
+    // dense scheme wider y tiles than the sparse one and the block sum flushes once per tile.
+    const auto dense_h = host_rows(dense), sparse_h = host_rows(sparse);
+    for (std::size_t e = 0; e < dense_h.size(); ++e)
+      EXPECT_NEAR(dense_h[e], sparse_h[e], 1e-5 * (1 + std::abs(dense_h[e]))) << "Sum " << e;
   }
 }
 

@@ -78,56 +78,80 @@ using DotProduct = PointPairFormula<D, DotOp>;
 /// values under 2^-126 flushed to 0), with the accuracy of exp of the rounded argument.
 inline constexpr double log2_e = 1.4426950408889634;
 
-/// Radial profiles k(r^2) with length scale sigma > 0 (see RadialKernel).
+/// Radial profiles k(r^2) with length scale sigma > 0 (see RadialKernel). Each is written
+/// k(r^2) = shape(scale * r^2) with scale > 0, so that the expanded distance can fold the
+/// scale into the staged rows. shape() accepts the slightly negative arguments that the
+/// expanded distance's rounding can produce (the square roots clamp them at 0).
 struct GaussianProfile {  ///< exp(-r^2 / (2 sigma^2))
-  double coef;            // -log2(e) / (2 sigma^2)
-  explicit GaussianProfile(double sigma) : coef(-log2_e / (2.0 * sigma * sigma)) {}
+  double scale;           // log2(e) / (2 sigma^2)
+  explicit GaussianProfile(double sigma) : scale(log2_e / (2.0 * sigma * sigma)) {}
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T r2) const {
-    return math::fast_exp2(T(coef) * r2);
+  KOKKOS_INLINE_FUNCTION T shape(T u) const {
+    return math::fast_exp2(-u);
   }
 };
 struct LaplaceProfile {  ///< exp(-r / sigma)
-  double coef;           // -log2(e) / sigma
-  explicit LaplaceProfile(double sigma) : coef(-log2_e / sigma) {}
+  double scale;          // (log2(e) / sigma)^2
+  explicit LaplaceProfile(double sigma) : scale(log2_e * log2_e / (sigma * sigma)) {}
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T r2) const {
-    return math::fast_exp2(T(coef) * math::sqrt(r2));
+  KOKKOS_INLINE_FUNCTION T shape(T u) const {
+    return math::fast_exp2(-math::sqrt(u > T(0) ? u : T(0)));
   }
 };
 struct CauchyProfile {  ///< 1 / (1 + r^2 / sigma^2)
-  double coef;
-  explicit CauchyProfile(double sigma) : coef(1.0 / (sigma * sigma)) {}
+  double scale;
+  explicit CauchyProfile(double sigma) : scale(1.0 / (sigma * sigma)) {}
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T r2) const {
-    return T(1) / (T(1) + T(coef) * r2);
+  KOKKOS_INLINE_FUNCTION T shape(T u) const {
+    return T(1) / (T(1) + u);
   }
 };
 struct InverseMultiquadricProfile {  ///< 1 / sqrt(1 + r^2 / sigma^2)
-  double coef;
-  explicit InverseMultiquadricProfile(double sigma) : coef(1.0 / (sigma * sigma)) {}
+  double scale;
+  explicit InverseMultiquadricProfile(double sigma) : scale(1.0 / (sigma * sigma)) {}
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T r2) const {
-    return T(1) / math::sqrt(T(1) + T(coef) * r2);
+  KOKKOS_INLINE_FUNCTION T shape(T u) const {
+    return T(1) / math::sqrt(T(1) + u);
   }
 };
 struct Matern32Profile {  ///< (1 + sqrt(3) r / sigma) exp(-sqrt(3) r / sigma)
-  double coef;            // sqrt(3) / sigma
-  explicit Matern32Profile(double sigma) : coef(1.7320508075688772 / sigma) {}
+  double scale;           // 3 / sigma^2
+  explicit Matern32Profile(double sigma) : scale(3.0 / (sigma * sigma)) {}
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T r2) const {
-    const T u = T(coef) * math::sqrt(r2);
-    return (T(1) + u) * math::fast_exp2(T(-log2_e) * u);
+  KOKKOS_INLINE_FUNCTION T shape(T u) const {
+    const T v = math::sqrt(u > T(0) ? u : T(0));
+    return (T(1) + v) * math::fast_exp2(T(-log2_e) * v);
   }
 };
 
+/// How a radial kernel evaluates the squared distance of a pair.
+enum class Distance {
+  direct,    ///< sum_k (x_k - y_k)^2: exact to rounding (the default)
+  expanded,  ///< s |x|^2 + s |y|^2 - 2 s x.y from staged rows (scale s folded in): a dot
+             ///< product per pair (D + 1 instructions for s r^2 instead of 2 D + 1; see
+             ///< docs/genred.md for the measured speed and error), at the price of
+             ///< cancellation: s r^2 gets an absolute error up to (D + 3) eps s (|x| + |y|)^2
+             ///< (it may come out slightly negative: a Gaussian value then exceeds 1 by that
+             ///< much), so keep the points centred near the origin
+  matrix     ///< as expanded, with the dot products on the GPU's matrix units where the CUDA
+             ///< kernels have that path (float Sum reductions over j, dense, 8 < D <= 32; see
+             ///< impl/cuda_matrix_radial.hpp): about the same accuracy (row-scaled split FP16), and
+             ///< the expanded evaluation everywhere else
+};
+
 /// F(x_i, y_j[, b_j]) = k(|x_i - y_j|^2) [* b_j] for a radial profile k; see the file comment.
-template <class Profile, int D, int W = 0>
+/// Distance::expanded and Distance::matrix need static D and W (staged formulas, see
+/// formula.hpp).
+template <class Profile, int D, int W = 0, Distance Dist = Distance::direct>
 struct RadialKernel {
   using param_dims             = Dims<>;
   using i_dims                 = Dims<D>;
   using j_dims                 = std::conditional_t<W == 0, Dims<D>, Dims<D, W>>;
   static constexpr int out_dim = W == 0 ? 1 : W;
+  static_assert(Dist == Distance::direct || (D >= 1 && W >= 0),
+                "tessera::RadialKernel: Distance::expanded and matrix need compile-time D and W");
+  static constexpr int staged_i_width = Dist != Distance::direct ? D + 1 : 0;
+  static constexpr int staged_j_width = Dist != Distance::direct ? D + 1 + W : 0;
 
   Profile profile;
 
@@ -138,14 +162,50 @@ struct RadialKernel {
 
   template <class T, int E>
   KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, Out<T, 1> out) const {
-    out[0] = profile(squared_distance(x, y));
+    out[0] = profile.shape(T(profile.scale) * squared_distance(x, y));
   }
   template <class T, int E, int WE, int OE>
   KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, In<T, WE> b,
                                          Out<T, OE> out) const {
-    const T k = profile(squared_distance(x, y));
+    const T k = profile.shape(T(profile.scale) * squared_distance(x, y));
     for (int c = 0; c < b.size(); ++c)
       out[c] = k * b[c];
+  }
+
+  // ---- Distance::expanded and matrix: staged rows (-2 s x, s |x|^2) and (y, s |y|^2, b)
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void stage_i(const T* x, T* staged) const {
+    const T s = T(profile.scale);
+    T n2      = T(0);
+    for (int k = 0; k < D; ++k) {
+      staged[k] = T(-2) * s * x[k];
+      n2 += x[k] * x[k];
+    }
+    staged[D] = s * n2;
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void stage_j(const T* yb, T* staged) const {
+    T n2 = T(0);
+    for (int k = 0; k < D; ++k) {
+      staged[k] = yb[k];
+      n2 += yb[k] * yb[k];
+    }
+    staged[D] = T(profile.scale) * n2;
+    for (int c = 0; c < W; ++c)
+      staged[D + 1 + c] = yb[D + c];
+  }
+  template <class T, int SI, int SJ, int OE>
+  KOKKOS_INLINE_FUNCTION void eval_staged(In<T, SI> si, In<T, SJ> sj, Out<T, OE> out) const {
+    T u = si[D] + sj[D];
+    for (int k = 0; k < D; ++k)
+      u += si[k] * sj[k];
+    const T k = profile.shape(u);
+    if constexpr (W == 0) {
+      out[0] = k;
+    } else {
+      for (int c = 0; c < W; ++c)
+        out[c] = k * sj[D + 1 + c];
+    }
   }
 
  private:
@@ -157,19 +217,19 @@ struct RadialKernel {
 };
 
 /// exp(-|x - y|^2 / (2 sigma^2)) [* b].
-template <int D, int W = 0>
-using GaussianKernel = RadialKernel<GaussianProfile, D, W>;
+template <int D, int W = 0, Distance Dist = Distance::direct>
+using GaussianKernel = RadialKernel<GaussianProfile, D, W, Dist>;
 /// exp(-|x - y| / sigma) [* b].
-template <int D, int W = 0>
-using LaplaceKernel = RadialKernel<LaplaceProfile, D, W>;
+template <int D, int W = 0, Distance Dist = Distance::direct>
+using LaplaceKernel = RadialKernel<LaplaceProfile, D, W, Dist>;
 /// 1 / (1 + |x - y|^2 / sigma^2) [* b].
-template <int D, int W = 0>
-using CauchyKernel = RadialKernel<CauchyProfile, D, W>;
+template <int D, int W = 0, Distance Dist = Distance::direct>
+using CauchyKernel = RadialKernel<CauchyProfile, D, W, Dist>;
 /// 1 / sqrt(1 + |x - y|^2 / sigma^2) [* b].
-template <int D, int W = 0>
-using InverseMultiquadricKernel = RadialKernel<InverseMultiquadricProfile, D, W>;
+template <int D, int W = 0, Distance Dist = Distance::direct>
+using InverseMultiquadricKernel = RadialKernel<InverseMultiquadricProfile, D, W, Dist>;
 /// (1 + sqrt(3)|x - y| / sigma) exp(-sqrt(3)|x - y| / sigma) [* b].
-template <int D, int W = 0>
-using Matern32Kernel = RadialKernel<Matern32Profile, D, W>;
+template <int D, int W = 0, Distance Dist = Distance::direct>
+using Matern32Kernel = RadialKernel<Matern32Profile, D, W, Dist>;
 
 }  // namespace tessera

@@ -24,10 +24,26 @@
 // formula whose out_dim is dynamic_extent also provides
 //   int output_dim(const tessera::VariableDims&) const;   // host-side
 // Compile-time dimensions let loops unroll and rows stay in registers: prefer them.
+//
+// Staged formulas (optional). A formula whose variables all have static dimensions may also
+// say how each row is prepared once before it takes part in pairs, so that work depending on
+// one row only (a norm, a scale) leaves the per-pair loop. It declares
+//   static constexpr int staged_i_width;   // > 0: scalars of a staged i-row
+//   static constexpr int staged_j_width;   // > 0: scalars of a staged j-row
+//   template <class T> KOKKOS_FUNCTION void stage_i(const T* i_row, T* staged) const;
+//   template <class T> KOKKOS_FUNCTION void stage_j(const T* j_row, T* staged) const;
+//   template <class T> KOKKOS_FUNCTION void eval_staged(<parameter spans>...,
+//       In<T, staged_i_width> si, In<T, staged_j_width> sj, Out<T, out_dim> out) const;
+// where i_row (j_row) packs one row of each i-variable (j-variable) side by side. The kernels
+// then stage every row with stage_i / stage_j and evaluate pairs with eval_staged; operator()
+// stays the reference the tests compare against. RadialKernel<..., Distance::expanded>
+// (builtin_formulas.hpp) is one: it stages (-2 s x, s |x|^2) and (y, s |y|^2) so that a pair
+// costs a dot product.
 #pragma once
 
 #include <tessera/core/span.hpp>
 
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -76,6 +92,13 @@ struct StaticOffset<Dims<D...>, V> {
   }
   static constexpr int value = compute();
 };
+
+/// True for formulas that stage their rows (see the file comment).
+template <class F, class = void>
+inline constexpr bool has_staging = false;
+template <class F>
+inline constexpr bool has_staging<F, std::void_t<decltype(F::staged_i_width + F::staged_j_width)>> =
+    (F::staged_i_width > 0 && F::staged_j_width > 0);
 
 }  // namespace Impl
 

@@ -28,6 +28,7 @@
 #include <tessera/core/tiling.hpp>
 #include <tessera/genred/block_sparse_ranges.hpp>
 #include <tessera/genred/formula.hpp>
+#include <tessera/genred/impl/cuda_matrix_radial.hpp>
 #include <tessera/genred/impl/cuda_tiled_reduce.hpp>
 #include <tessera/genred/impl/reducers.hpp>
 #include <tessera/genred/impl/schedule.hpp>
@@ -155,6 +156,13 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
   if (n_outer == 0 || shape.batch == 0) return;
 #if defined(TESSERA_ENABLE_CUDA_KERNELS)
   if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+    if constexpr (matrix_radial_call<T, Formula, Red, OuterIsI, sparse>) {
+      if (options.implementation != Implementation::portable &&
+          launch_matrix_radial<Index>(space, options, shape, formula, red, params, ivars, jvars,
+                                      outputs)) {
+        return;
+      }
+    }
     if (options.implementation != Implementation::portable &&
         launch_cuda<T, Index, Formula, Red, OuterIsI>(space, options, shape, formula, red,
                                                       formula_dim, params, ivars, jvars, outputs,
@@ -191,7 +199,7 @@ void launch(const ExecSpace& space, const GenredOptions& options, const Shape& s
   while (k.tile_j > 1 && k.team_scratch_bytes() + thread0 > level0_max)
     k.tile_j /= 2;
   if (k.team_scratch_bytes() + thread0 > level0_max) {
-    throw std::length_error(concat("tessera::genred: one inner row of ", k.inner().width(),
+    throw std::length_error(concat("tessera::genred: one inner row of ", k.inner_width(),
                                    " scalars does not fit the ", level0_max,
                                    " bytes of team scratch memory"));
   }

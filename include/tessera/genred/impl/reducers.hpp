@@ -222,10 +222,9 @@ struct KMinReducer : FormulaDim<FD> {
   static constexpr int static_acc_indices = dynamic_extent;
   static constexpr bool has_filter        = FD >= 0;
 
-  /// The k-th entry of each component's list.
+  /// The k-th value of each component's list (+infinity while the list has an empty slot).
   struct Filter {
     T v[FD > 0 ? FD : 1];
-    int i[FD > 0 ? FD : 1];
   };
 
   int k;
@@ -256,19 +255,18 @@ struct KMinReducer : FormulaDim<FD> {
   }
   KOKKOS_INLINE_FUNCTION void load_filter(AccRef<T> a, Filter& filter) const {
     TESSERA_UNROLL_FULL
-    for (int c = 0; c < (FD > 0 ? FD : 1); ++c) {
+    for (int c = 0; c < (FD > 0 ? FD : 1); ++c)
       filter.v[c] = a.val[c * k + k - 1];
-      filter.i[c] = a.idx[c * k + k - 1];
-    }
   }
-  /// add(), skipping the lists for values that do not precede their k-th entry.
+  /// add(), skipping the lists for values above their k-th value. The test is conservative (a
+  /// value equal to the k-th one goes on to insert()'s full comparison), so it is one
+  /// comparison whatever the order in which indices arrive; NaN never passes it.
   KOKKOS_INLINE_FUNCTION void add_filtered(AccRef<T> a, Filter& filter, const T* f, int j) const {
     TESSERA_UNROLL_FULL
     for (int c = 0; c < (FD > 0 ? FD : 1); ++c) {
-      if (precedes_min(f[c], j, filter.v[c], filter.i[c])) {
+      if (f[c] <= filter.v[c]) {
         insert(a.val + c * k, a.idx + c * k, f[c], j);
         filter.v[c] = a.val[c * k + k - 1];
-        filter.i[c] = a.idx[c * k + k - 1];
       }
     }
   }

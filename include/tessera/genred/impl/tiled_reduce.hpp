@@ -24,6 +24,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -142,6 +143,16 @@ struct ThreadBuffer {
 template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index,
           bool Sparse = false, int RowsPerThread = 1>
 struct TiledReduce {
+  template <bool ISide>
+  static constexpr int staged_width() {
+    if constexpr (has_staging<Formula>) {
+      return ISide ? Formula::staged_i_width : Formula::staged_j_width;
+    } else {
+      return StaticWidth<
+          std::conditional_t<ISide, typename Formula::i_dims, typename Formula::j_dims>>::value;
+    }
+  }
+
   using member_type  = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using PG           = VarGroup<T, typename Formula::param_dims>;
   using IG           = VarGroup<T, typename Formula::i_dims>;
@@ -153,10 +164,16 @@ struct TiledReduce {
   using index_type   = Index;
 
   static constexpr bool outer_is_i = OuterIsI;
+  static constexpr bool is_sparse  = Sparse;
+  static constexpr bool staged     = has_staging<Formula>;  // rows go through stage_i/stage_j
   static constexpr int R           = RowsPerThread;
   static constexpr int FD          = Formula::out_dim;
-  static constexpr int OW          = OuterG::static_width;
-  static constexpr int IW          = InnerG::static_width;
+  // Widths of a thread's outer row and of a staged inner row: the formula's staged widths for
+  // staged formulas, the packed variable widths otherwise.
+  static constexpr int OW = staged_width<OuterIsI>();
+  static constexpr int IW = staged_width<!OuterIsI>();
+  static_assert(!staged || (OuterG::static_width > 0 && InnerG::static_width > 0),
+                "tessera::genred: a staged formula needs compile-time dimensions");
   static constexpr int SV          = Red::static_acc_values;
   static constexpr int SI          = Red::static_acc_indices;
   // Static stride of a staged inner row; rows of whole 16-byte chunks are read vectorised.
@@ -195,13 +212,16 @@ struct TiledReduce {
       return ivars;
     }
   }
-  KOKKOS_INLINE_FUNCTION int inner_stride() const { return padded_width<T>(inner().width()); }
+  /// Scalars of a staged inner row, and of one outer row in a thread's state.
+  KOKKOS_INLINE_FUNCTION int inner_width() const { return IW >= 0 ? IW : inner().width(); }
+  KOKKOS_INLINE_FUNCTION int outer_width() const { return OW >= 0 ? OW : outer().width(); }
+  KOKKOS_INLINE_FUNCTION int inner_stride() const { return padded_width<T>(inner_width()); }
   /// Outer rows per team tile.
   KOKKOS_INLINE_FUNCTION int tile_rows() const { return team_size * R; }
 
   // ---- scratch sizes
   KOKKOS_INLINE_FUNCTION std::size_t tile_bytes() const {
-    return buffer_bytes<T>(tile_j * padded_width<T>(inner().width()));
+    return buffer_bytes<T>(tile_j * inner_stride());
   }
   KOKKOS_INLINE_FUNCTION std::size_t team_scratch_bytes() const {
     return tile_bytes() + buffer_bytes<T>(params.width() + 1);
@@ -209,7 +229,7 @@ struct TiledReduce {
   /// Per-thread buffers for the sizes known only at run time (0 when all are static).
   KOKKOS_INLINE_FUNCTION std::size_t thread_scratch_bytes() const {
     std::size_t bytes = 0;
-    if (OW < 0) bytes += buffer_bytes<T>(R * outer().width());
+    if (OW < 0) bytes += buffer_bytes<T>(R * outer_width());
     if (FD < 0) bytes += buffer_bytes<T>(formula_dim);
     if (SV < 0) bytes += buffer_bytes<T>(R * red.acc_values());
     if (SI < 0) bytes += buffer_bytes<int>(R * red.acc_indices());
@@ -225,12 +245,59 @@ struct TiledReduce {
             ivars.template span<static_cast<int>(I)>(irow)...,
             jvars.template span<static_cast<int>(J)>(jrow)..., Out<T, FD>(f, formula_dim));
   }
+  template <std::size_t... P>
+  KOKKOS_INLINE_FUNCTION void eval_staged_impl(const T* prow, const T* irow, const T* jrow, T* f,
+                                               std::index_sequence<P...>) const {
+    formula.eval_staged(params.template span<static_cast<int>(P)>(prow)...,
+                        In<T, staged_width<true>()>(irow, staged_width<true>()),
+                        In<T, staged_width<false>()>(jrow, staged_width<false>()),
+                        Out<T, FD>(f, formula_dim));
+  }
   KOKKOS_INLINE_FUNCTION void eval(const T* prow, const T* outer_row, const T* inner_row,
                                    T* f) const {
     const T* irow = OuterIsI ? outer_row : inner_row;
     const T* jrow = OuterIsI ? inner_row : outer_row;
-    eval_impl(prow, irow, jrow, f, std::make_index_sequence<PG::count>(),
-              std::make_index_sequence<IG::count>(), std::make_index_sequence<JG::count>());
+    if constexpr (staged) {
+      eval_staged_impl(prow, irow, jrow, f, std::make_index_sequence<PG::count>());
+    } else {
+      eval_impl(prow, irow, jrow, f, std::make_index_sequence<PG::count>(),
+                std::make_index_sequence<IG::count>(), std::make_index_sequence<JG::count>());
+    }
+  }
+
+  // ---- loading rows: packed as they are, or staged by the formula
+  /// One thread loads (and stages) outer row o of batch b into dst.
+  KOKKOS_INLINE_FUNCTION void load_outer_row(int b, int o, T* dst) const {
+    if constexpr (staged) {
+      T raw[OuterG::static_width];
+      outer().load_row(b, o, raw);
+      if constexpr (OuterIsI) {
+        formula.stage_i(raw, dst);
+      } else {
+        formula.stage_j(raw, dst);
+      }
+    } else {
+      outer().load_row(b, o, dst);
+    }
+  }
+  /// The team loads (and stages) inner rows [r0, r0 + rows) of batch b into dst, one row per
+  /// inner_stride() scalars.
+  template <class Team>
+  KOKKOS_INLINE_FUNCTION void load_inner_tile(const Team& team, int b, int r0, int rows,
+                                              T* dst) const {
+    if constexpr (staged) {
+      for (int r = team.team_rank(); r < rows; r += team.team_size()) {
+        T raw[InnerG::static_width];
+        inner().load_row(b, r0 + r, raw);
+        if constexpr (OuterIsI) {
+          formula.stage_j(raw, dst + r * IS);
+        } else {
+          formula.stage_i(raw, dst + r * IS);
+        }
+      }
+    } else {
+      inner().load_tile(team, b, r0, rows, inner_stride(), dst);
+    }
   }
 
   /// A thread's outer rows, accumulators and formula output: registers when sizes are static
@@ -249,7 +316,7 @@ struct TiledReduce {
 
   KOKKOS_INLINE_FUNCTION void bind(ThreadState& s, unsigned char* thread_buf) const {
     ThreadBuffer buf{thread_buf};
-    if constexpr (OW < 0) s.outer_dyn = buf.take<T>(R * outer().width());
+    if constexpr (OW < 0) s.outer_dyn = buf.take<T>(R * outer_width());
     if constexpr (SV < 0) s.acc_v_dyn = buf.take<T>(R * red.acc_values());
     if constexpr (SI < 0) s.acc_i_dyn = buf.take<int>(R * red.acc_indices());
     if constexpr (FD < 0) s.f_dyn = buf.take<T>(formula_dim);
@@ -258,7 +325,7 @@ struct TiledReduce {
     if constexpr (OW >= 0) {
       return s.outer_local[r];
     } else {
-      return s.outer_dyn + r * outer().width();
+      return s.outer_dyn + r * outer_width();
     }
   }
   KOKKOS_FORCEINLINE_FUNCTION T* f_buf(ThreadState& s) const {
@@ -321,11 +388,10 @@ struct TiledReduce {
   KOKKOS_FORCEINLINE_FUNCTION void fold_range(const Team& team, int b, int j_begin, int j_end,
                                               bool active, T* tile_buf, const T* prow,
                                               ThreadState& s) const {
-    const int stride = inner_stride();
     for (int j0 = j_begin; j0 < j_end; j0 += tile_j) {
       const int rows = j_end - j0 < tile_j ? j_end - j0 : tile_j;
       team.team_barrier();  // the previous tile has been consumed
-      inner().load_tile(team, b, j0, rows, stride, tile_buf);
+      load_inner_tile(team, b, j0, rows, tile_buf);
       team.team_barrier();  // the tile is complete
       if (active) {
         fold_staged(tile_buf, rows, j0, prow, s);
@@ -352,7 +418,7 @@ struct TiledReduce {
       while (filled < tile_j && lw < l_end) {
         const int take =
             ranges[2 * lw + 1] - jw < tile_j - filled ? ranges[2 * lw + 1] - jw : tile_j - filled;
-        inner().load_tile(team, b, jw, take, stride, tile_buf + filled * stride);
+        load_inner_tile(team, b, jw, take, tile_buf + filled * stride);
         filled += take;
         jw += take;
         while (lw < l_end && jw >= ranges[2 * lw + 1]) {
@@ -412,7 +478,7 @@ struct TiledReduce {
       TESSERA_UNROLL_FULL
       for (int r = 0; r < R; ++r) {
         const int o = o0 + r * team_size;
-        outer().load_row(b, o < o_end ? o : o_end - 1, outer_row(s, r));
+        load_outer_row(b, o < o_end ? o : o_end - 1, outer_row(s, r));
       }
     }
     TESSERA_UNROLL_FULL
@@ -463,17 +529,27 @@ struct TiledReduce {
   }
 };
 
+/// 32-bit registers that one outer row and its accumulators hold (sizes known only at run time
+/// count 0: they live in scratch memory).
+template <class T, class Kernel1>
+constexpr int row_registers() {
+  constexpr int words = static_cast<int>(sizeof(T) / 4);
+  return (std::max(Kernel1::OW, 0) + std::max(Kernel1::SV, 0)) * words + std::max(Kernel1::SI, 0);
+}
+
 /// Outer rows per thread: 4, 2 or 1, as many as keep the rows and accumulators within about 64
 /// 32-bit registers; one when any of them has a run-time size (scratch buffers: measured on the
 /// H100, four rows per thread with KMin lists in shared memory ran ArgKMin 20% slower than one).
+/// Block-sparse calls take at most 2: a segment's last team tile is partly idle, and at 4 rows
+/// per thread (512-row tiles on the CUDA path) that idle part cost 15% at 1000-row clusters.
 template <class T, class Kernel1>
 constexpr int rows_per_thread() {
   if constexpr (Kernel1::OW < 0 || Kernel1::SV < 0 || Kernel1::SI < 0 || Kernel1::FD < 0) {
     return 1;
   } else {
-    constexpr int words = static_cast<int>(sizeof(T) / 4);
-    constexpr int regs  = (Kernel1::OW + Kernel1::SV) * words + Kernel1::SI;
-    return 4 * regs <= 64 ? 4 : 2 * regs <= 64 ? 2 : 1;
+    constexpr int regs = row_registers<T, Kernel1>();
+    constexpr int most = Kernel1::is_sparse ? 2 : 4;
+    return 4 * regs <= 64 && most >= 4 ? 4 : 2 * regs <= 64 ? 2 : 1;
   }
 }
 
