@@ -31,6 +31,24 @@ TileShape default_tile_shape(int scalar_bytes) {
   }
 }
 
+/// Shape of one team's tile in the interval primitives (load-balancing search and its users):
+/// each team takes items_per_team output items plus intervals on the merge path.
+struct IntervalTile {
+  int team_size;       ///< threads per team
+  int items_per_team;  ///< output items + intervals per team (a multiple of team_size)
+};
+
+/// Default interval tile: on GPUs 128 threads with 8 items each (the moderngpu NT = 128, VT = 8
+/// tuning), on host backends one thread with 4096 items.
+template <class ExecSpace>
+IntervalTile default_interval_tile() {
+  if constexpr (is_device_space<ExecSpace>) {
+    return {128, 1024};
+  } else {
+    return {1, 4096};
+  }
+}
+
 /// Bytes of level-0 scratch (GPU shared memory) that per-thread buffers may use before they are
 /// moved to level-1 scratch (device memory). Leaves room for the staged tile and for two
 /// resident teams per multiprocessor.

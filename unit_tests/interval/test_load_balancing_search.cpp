@@ -1,0 +1,151 @@
+// exclusive_scan and load_balancing_search (interval/) against direct host loops: the seed's
+// demonstration, random, all-zero, one-huge, power-law and alternating counts; sizes 0, 1 and
+// primes; bad counts and offsets rejected before any write.
+#include "execution_spaces.hpp"
+
+#include <tessera/interval/exclusive_scan.hpp>
+#include <tessera/interval/load_balancing_search.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+template <class T, class Space>
+Kokkos::View<T*, typename Space::memory_space> device_view(const std::vector<T>& host) {
+  Kokkos::View<T*, typename Space::memory_space> v("v", host.size());
+  auto h = Kokkos::create_mirror_view(v);
+  for (std::size_t k = 0; k < host.size(); ++k)
+    h(k) = host[k];
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+template <class View>
+std::vector<typename View::non_const_value_type> host_vector(const View& v) {
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<typename View::non_const_value_type>(h.data(), h.data() + h.extent(0));
+}
+
+/// The distributions of counts the primitives must balance.
+std::vector<int> make_counts(const std::string& kind, int n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::vector<int> c(n, 0);
+  for (int k = 0; k < n; ++k) {
+    if (kind == "uniform") c[k] = std::uniform_int_distribution<int>(0, 8)(gen);
+    if (kind == "one_huge") c[k] = k == n / 2 ? 100003 : 0;
+    if (kind == "alternating") c[k] = k % 2 == 0 ? 0 : 4099;
+    if (kind == "power_law") {  // P(c > x) ~ x^-1.2, capped at 1e5
+      const double u = std::uniform_real_distribution<double>(1e-6, 1)(gen);
+      c[k]           = static_cast<int>(std::min(1e5, std::pow(u, -1 / 1.2) - 1));
+    }
+  }
+  return c;
+}
+
+template <class Space>
+class IntervalSearch : public ::testing::Test {};
+TYPED_TEST_SUITE(IntervalSearch, tessera_test::ExecutionSpaces);
+
+// The seed's IntervalExpand demonstration: its printed scan and load-balancing search.
+TYPED_TEST(IntervalSearch, SeedDemonstration) {
+  using Space                   = TypeParam;
+  const std::vector<int> counts = {2, 5, 7, 16, 0, 1, 0, 0, 14, 10, 3, 14, 2, 1, 11, 2, 1, 0, 5, 6};
+  const std::vector<int> scan   = {0,  2,  7,  14, 30, 30, 31, 31, 31, 45,
+                                   55, 58, 72, 74, 75, 86, 88, 89, 89, 94};
+  const std::vector<int> owner  = {
+       0,  0,  1,  1,  1,  1,  1,  2,  2,  2,  2,  2,  2,  2,  3,  3,  3,  3,  3,  3,
+       3,  3,  3,  3,  3,  3,  3,  3,  3,  3,  5,  8,  8,  8,  8,  8,  8,  8,  8,  8,
+       8,  8,  8,  8,  8,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  10, 10, 10, 11, 11,
+       11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 12, 12, 13, 14, 14, 14, 14, 14,
+       14, 14, 14, 14, 14, 14, 15, 15, 16, 18, 18, 18, 18, 18, 19, 19, 19, 19, 19, 19};
+  const auto c = device_view<int, Space>(counts);
+  Kokkos::View<int*, typename Space::memory_space> offsets("offsets", counts.size());
+  const std::int64_t total = tessera::exclusive_scan(Space(), c, offsets);
+  EXPECT_EQ(total, 100);
+  EXPECT_EQ(host_vector(offsets), scan);
+  Kokkos::View<int*, typename Space::memory_space> found("owner", total);
+  tessera::load_balancing_search(Space(), total, offsets, found);
+  EXPECT_EQ(host_vector(found), owner);
+}
+
+// Every distribution and size against the host loop "item offsets[k] + r belongs to k".
+TYPED_TEST(IntervalSearch, MatchesHostLoop) {
+  using Space = TypeParam;
+  using Mem   = typename Space::memory_space;
+  for (const std::string kind : {"uniform", "zeros", "one_huge", "power_law", "alternating"}) {
+    for (const int n : {0, 1, 2, 13, 1009, 40009}) {
+      const std::vector<int> counts = make_counts(kind, n, 17 + n);
+      std::vector<std::int64_t> scan(n);
+      std::vector<int> expected;
+      std::int64_t sum = 0;
+      for (int k = 0; k < n; ++k) {
+        scan[k] = sum;
+        sum += counts[k];
+        expected.insert(expected.end(), counts[k], k);
+      }
+      const auto c = device_view<int, Space>(counts);
+      Kokkos::View<std::int64_t*, Mem> offsets("offsets", n);
+      const std::int64_t total = tessera::exclusive_scan(Space(), c, offsets);
+      const std::string where  = kind + ", n = " + std::to_string(n);
+      ASSERT_EQ(total, sum) << where;
+      EXPECT_EQ(host_vector(offsets), scan) << where;
+      Kokkos::View<int*, Mem> owner("owner", total);
+      tessera::load_balancing_search(Space(), total, offsets, owner);
+      EXPECT_EQ(host_vector(owner), expected) << where;
+    }
+  }
+}
+
+// Negative counts and totals beyond the offsets' type are errors, and nothing is written.
+TYPED_TEST(IntervalSearch, ScanRejectsBadCounts) {
+  using Space = TypeParam;
+  using Mem   = typename Space::memory_space;
+  Kokkos::View<int*, Mem> offsets("offsets", 4);
+  Kokkos::deep_copy(offsets, -7);
+  const auto negative = device_view<int, Space>({3, 0, -2, 5});
+  EXPECT_THROW(tessera::exclusive_scan(Space(), negative, offsets), std::invalid_argument);
+  const auto big = device_view<std::int64_t, Space>({2000000000, 2000000000, 1, 1});
+  EXPECT_THROW(tessera::exclusive_scan(Space(), big, offsets), std::length_error);
+  EXPECT_EQ(host_vector(offsets), std::vector<int>(4, -7));
+  Kokkos::View<std::int64_t*, Mem> wide("wide", 4);
+  EXPECT_EQ(tessera::exclusive_scan(Space(), big, wide), 4000000002);
+  Kokkos::View<int*, Mem> short_offsets("short", 3);
+  EXPECT_THROW(tessera::exclusive_scan(Space(), negative, short_offsets), std::invalid_argument);
+  try {
+    tessera::exclusive_scan(Space(), negative, offsets);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("counts[2]"), std::string::npos) << e.what();
+  }
+}
+
+// Offsets that do not start at 0, decrease or pass total are rejected unless check is off.
+TYPED_TEST(IntervalSearch, SearchRejectsBadOffsets) {
+  using Space = TypeParam;
+  using Mem   = typename Space::memory_space;
+  Kokkos::View<int*, Mem> owner("owner", 10);
+  Kokkos::deep_copy(owner, -7);
+  for (const auto& bad : std::vector<std::vector<int>>{{1, 2, 3}, {0, 5, 4}, {0, 3, 11}}) {
+    const auto offsets = device_view<int, Space>(bad);
+    EXPECT_THROW(tessera::load_balancing_search(Space(), 10, offsets, owner),
+                 std::invalid_argument);
+  }
+  EXPECT_EQ(host_vector(owner), std::vector<int>(10, -7));
+  const auto good = device_view<int, Space>({0, 4, 4, 9});
+  EXPECT_THROW(tessera::load_balancing_search(Space(), 11, good, owner), std::invalid_argument);
+  EXPECT_THROW(tessera::load_balancing_search(Space(), -1, good, owner), std::length_error);
+  const auto none = device_view<int, Space>({});
+  EXPECT_THROW(tessera::load_balancing_search(Space(), 3, none, owner), std::invalid_argument);
+  tessera::IntervalOptions unchecked;
+  unchecked.check = false;
+  tessera::load_balancing_search(Space(), 10, good, owner, unchecked);
+  EXPECT_EQ(host_vector(owner), (std::vector<int>{0, 0, 0, 0, 2, 2, 2, 2, 2, 3}));
+}
+
+}  // namespace
