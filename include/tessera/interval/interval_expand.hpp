@@ -1,0 +1,61 @@
+// IntervalExpand: every value repeated as many times as its interval's count.
+#pragma once
+
+#include <tessera/core/errors.hpp>
+#include <tessera/interval/impl/load_balance.hpp>
+#include <tessera/interval/load_balancing_search.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tessera {
+namespace Impl {
+
+template <class Values, class Out>
+struct ExpandValue {
+  Values values;
+  Out out;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t k) const {
+    out(i) = values(k);
+  }
+};
+
+}  // namespace Impl
+
+/// out[i] = values[k] for every item i in [0, total) of interval k (offsets[k] <= i <
+/// offsets[k + 1], offsets[n] taken as total): values[k] repeated counts[k] times, in order,
+/// where offsets is the exclusive scan of the counts (exclusive_scan returns total).
+///
+/// values and out are rank-1 Views of the same trivially copyable type (int, double, structs),
+/// values of extent n = offsets.extent(0), out of extent >= total. Throws before any write on
+/// mismatched extents and, with options.check (the default; one pass and a fence), on offsets
+/// that do not start at 0, decrease or exceed total. Load balanced by load_balancing_search's
+/// merge path: any distribution of counts costs O(total + n).
+template <class ExecSpace, class Offsets, class Values, class Out>
+void interval_expand(const ExecSpace& space, std::int64_t total, const Offsets& offsets,
+                     const Values& values, const Out& out, const IntervalOptions& options = {}) {
+  static_assert(Kokkos::is_view<Values>::value && Values::rank == 1 &&
+                    Kokkos::is_view<Out>::value && Out::rank == 1,
+                "tessera::interval_expand: values and out must be rank-1 Kokkos Views");
+  static_assert(
+      std::is_same<typename Values::non_const_value_type, typename Out::value_type>::value,
+      "tessera::interval_expand: out must be a writable View of values' type");
+  static_assert(std::is_trivially_copyable<typename Out::value_type>::value,
+                "tessera::interval_expand: the value type must be trivially copyable");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Values::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, typename Out::memory_space>::accessible,
+                "tessera::interval_expand: values and out must be accessible from the execution "
+                "space");
+  constexpr auto fn = "interval_expand";
+  Impl::require_equal(fn, "values", "extent", values.extent(0), offsets.extent(0));
+  Impl::require(total < 0 || out.extent(0) >= static_cast<std::size_t>(total), fn,
+                Impl::concat("out is too short (got extent ", out.extent(0),
+                             ", expected at least total = ", total, ")"));
+  Impl::check_offsets(space, fn, total, offsets, options);
+  Impl::for_each_item_with_owner(space, "tessera::interval::interval_expand", total, offsets,
+                                 Impl::ExpandValue<Values, Out>{values, out});
+}
+
+}  // namespace tessera

@@ -1,0 +1,49 @@
+// Helpers shared by the interval primitives' tests: host <-> device copies and the count
+// distributions the primitives must balance.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tessera_test {
+
+/// A device copy of a host vector.
+template <class T, class Space>
+Kokkos::View<T*, typename Space::memory_space> device_view(const std::vector<T>& host) {
+  Kokkos::View<T*, typename Space::memory_space> v("v", host.size());
+  auto h = Kokkos::create_mirror_view(v);
+  for (std::size_t k = 0; k < host.size(); ++k)
+    h(k) = host[k];
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+/// A host copy of a rank-1 View.
+template <class View>
+std::vector<typename View::non_const_value_type> host_vector(const View& v) {
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<typename View::non_const_value_type>(h.data(), h.data() + h.extent(0));
+}
+
+/// The distributions of counts the primitives must balance.
+inline std::vector<int> make_counts(const std::string& kind, int n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::vector<int> c(n, 0);
+  for (int k = 0; k < n; ++k) {
+    if (kind == "uniform") c[k] = std::uniform_int_distribution<int>(0, 8)(gen);
+    if (kind == "one_huge") c[k] = k == n / 2 ? 100003 : 0;
+    if (kind == "alternating") c[k] = k % 2 == 0 ? 0 : 4099;
+    if (kind == "power_law") {  // P(c > x) ~ x^-1.2, capped at 1e5
+      const double u = std::uniform_real_distribution<double>(1e-6, 1)(gen);
+      c[k]           = static_cast<int>(std::min(1e5, std::pow(u, -1 / 1.2) - 1));
+    }
+  }
+  return c;
+}
+
+}  // namespace tessera_test
