@@ -30,6 +30,11 @@ std::vector<typename View::non_const_value_type> host_vector(const View& v) {
   return std::vector<typename View::non_const_value_type>(h.data(), h.data() + h.extent(0));
 }
 
+/// The counts of the seed's IntervalExpand demonstration (moderngpu's demo.cu).
+inline std::vector<int> seed_expand_counts() {
+  return {2, 5, 7, 16, 0, 1, 0, 0, 14, 10, 3, 14, 2, 1, 11, 2, 1, 0, 5, 6};
+}
+
 /// The distributions of counts the primitives must balance.
 inline std::vector<int> make_counts(const std::string& kind, int n, unsigned seed) {
   std::mt19937 gen(seed);

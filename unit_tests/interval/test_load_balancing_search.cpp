@@ -29,7 +29,7 @@ TYPED_TEST_SUITE(IntervalSearch, tessera_test::ExecutionSpaces);
 // The seed's IntervalExpand demonstration: its printed scan and load-balancing search.
 TYPED_TEST(IntervalSearch, SeedDemonstration) {
   using Space                   = TypeParam;
-  const std::vector<int> counts = {2, 5, 7, 16, 0, 1, 0, 0, 14, 10, 3, 14, 2, 1, 11, 2, 1, 0, 5, 6};
+  const std::vector<int> counts = tessera_test::seed_expand_counts();
   const std::vector<int> scan   = {0,  2,  7,  14, 30, 30, 31, 31, 31, 45,
                                    55, 58, 72, 74, 75, 86, 88, 89, 89, 94};
   const std::vector<int> owner  = {
