@@ -13,3 +13,6 @@
 #include <tessera/genred/permute_rows.hpp>
 #include <tessera/genred/reductions.hpp>
 #include <tessera/genred/variables.hpp>
+#include <tessera/interval/exclusive_scan.hpp>
+#include <tessera/interval/interval_expand.hpp>
+#include <tessera/interval/load_balancing_search.hpp>
