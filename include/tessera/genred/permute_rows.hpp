@@ -7,6 +7,7 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/core/value_bounds.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -84,17 +85,6 @@ void move_rows(const ExecSpace& space, const char* label, const Dst& dst, const 
                        MoveRows<Dst, Src, To, From>{dst, src, to, from, width});
 }
 
-/// Smallest and largest value of a permutation.
-template <class Perm, class Value>
-struct PermutationBounds {
-  Perm perm;
-  KOKKOS_FUNCTION void operator()(int k, Kokkos::MinMaxScalar<Value>& b) const {
-    const Value v = perm(k);
-    if (v < b.min_val) b.min_val = v;
-    if (v > b.max_val) b.max_val = v;
-  }
-};
-
 /// Checks that perm is a rank-1 integer View of `rows` values in [0, rows) (one reduction;
 /// fences). Duplicates are not detected.
 template <class ExecSpace, class Perm>
@@ -107,12 +97,8 @@ void check_permutation(const ExecSpace& space, const char* fn, const Perm& perm,
   require_int_extent(fn, "perm", perm.extent(0));
   require_equal(fn, "perm", "extent", perm.extent(0), rows);
   if (rows == 0) return;
-  using Value = typename Perm::non_const_value_type;
-  Kokkos::MinMaxScalar<Value> bounds;
-  Kokkos::parallel_reduce("tessera::genred::check_permutation",
-                          Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(rows)),
-                          PermutationBounds<Perm, Value>{perm},
-                          Kokkos::MinMax<Value, Kokkos::HostSpace>(bounds));
+  const auto bounds =
+      value_bounds(space, "tessera::genred::check_permutation", perm, static_cast<int>(rows));
   const bool inside = bounds.min_val >= 0 && static_cast<std::size_t>(bounds.max_val) < rows;
   require(inside, fn,
           concat("perm values must lie in [0, ", rows, ") (got min ", +bounds.min_val, ", max ",

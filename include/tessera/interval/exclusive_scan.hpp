@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/core/value_bounds.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -17,16 +18,6 @@ struct CountsToInt64 {
   Counts counts;
   KOKKOS_INLINE_FUNCTION void operator()(int k, std::int64_t& sum) const {
     sum += static_cast<std::int64_t>(counts(k));
-  }
-};
-
-template <class Counts, class Value>
-struct CountBounds {
-  Counts counts;
-  KOKKOS_INLINE_FUNCTION void operator()(int k, Kokkos::MinMaxScalar<Value>& b) const {
-    const Value c = counts(k);
-    if (c < b.min_val) b.min_val = c;
-    if (c > b.max_val) b.max_val = c;
   }
 };
 
@@ -75,10 +66,7 @@ std::int64_t exclusive_scan(const ExecSpace& space, const Counts& counts, const 
   if (n == 0) return 0;
   const int ni = static_cast<int>(n);
 
-  Kokkos::MinMaxScalar<Count> bounds;
-  Kokkos::parallel_reduce(
-      "tessera::interval::count_bounds", Kokkos::RangePolicy<ExecSpace>(space, 0, ni),
-      Impl::CountBounds<Counts, Count>{counts}, Kokkos::MinMax<Count, Kokkos::HostSpace>(bounds));
+  const auto bounds = Impl::value_bounds(space, "tessera::interval::count_bounds", counts, ni);
   if (std::is_signed<Count>::value && bounds.min_val < Count(0) + 0) {
     Kokkos::View<Count*, Kokkos::HostSpace> host("tessera::exclusive_scan::counts", n);
     Kokkos::deep_copy(space, host, counts);
