@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tessera_test {
@@ -33,6 +34,22 @@ std::vector<typename View::non_const_value_type> host_vector(const View& v) {
 /// The counts of the seed's IntervalExpand demonstration (moderngpu's demo.cu).
 inline std::vector<int> seed_expand_counts() {
   return {2, 5, 7, 16, 0, 1, 0, 0, 14, 10, 3, 14, 2, 1, 11, 2, 1, 0, 5, 6};
+}
+
+/// A 12-byte trivially copyable value.
+struct Vec3 {
+  float x, y, z;
+  bool operator==(const Vec3& o) const { return x == o.x && y == o.y && z == o.z; }
+};
+
+/// A distinct value of type T for every k.
+template <class T>
+T value_of(int k) {
+  if constexpr (std::is_same_v<T, Vec3>) {
+    return {float(k), -0.5f * float(k), float(k % 7)};
+  } else {
+    return static_cast<T>(k) * T(3) + T(1) / T(2);
+  }
 }
 
 /// The distributions of counts the primitives must balance.

@@ -19,21 +19,8 @@ namespace {
 using tessera_test::device_view;
 using tessera_test::host_vector;
 using tessera_test::make_counts;
-
-/// A 12-byte trivially copyable value.
-struct Vec3 {
-  float x, y, z;
-  bool operator==(const Vec3& o) const { return x == o.x && y == o.y && z == o.z; }
-};
-
-template <class T>
-T value_of(int k) {
-  if constexpr (std::is_same_v<T, Vec3>) {
-    return {float(k), -0.5f * float(k), float(k % 7)};
-  } else {
-    return static_cast<T>(k) * T(3) + T(1) / T(2);
-  }
-}
+using tessera_test::value_of;
+using tessera_test::Vec3;
 
 template <class Space>
 class IntervalExpand : public ::testing::Test {};

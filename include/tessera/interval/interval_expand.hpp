@@ -3,7 +3,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
-#include <tessera/interval/load_balancing_search.hpp>
+#include <tessera/interval/interval_options.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -13,12 +13,17 @@
 namespace tessera {
 namespace Impl {
 
+/// Item operation of interval_expand: each team stages its intervals' values once.
 template <class Values, class Out>
 struct ExpandValue {
+  using staged_type = typename Out::non_const_value_type;
+  using value_type  = staged_type;
   Values values;
   Out out;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t k) const {
-    out(i) = values(k);
+  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k, std::int64_t) const { return values(k); }
+  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t, const staged_type& v) const { return v; }
+  KOKKOS_INLINE_FUNCTION void store(std::int64_t i, const staged_type&, const value_type& v) const {
+    out(i) = v;
   }
 };
 

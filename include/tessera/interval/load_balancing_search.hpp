@@ -3,6 +3,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
+#include <tessera/interval/interval_options.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -12,76 +13,20 @@
 
 namespace tessera {
 
-/// Options of the interval primitives.
-struct IntervalOptions {
-  /// Validate the offsets before running (one pass over them and a fence): offsets[0] = 0,
-  /// non-decreasing, offsets[n - 1] <= total. Off, the call neither reads them twice nor
-  /// synchronises, and offsets that break these rules give unspecified owners (never an access
-  /// outside the Views).
-  bool check = true;
-};
-
 namespace Impl {
 
-/// The first k where the offsets break the rules of IntervalOptions::check.
-template <class Offsets>
-struct FirstBadOffset {
-  Offsets offsets;
-  std::int64_t total;
-  KOKKOS_INLINE_FUNCTION void operator()(int k, int& first) const {
-    const auto v = static_cast<std::int64_t>(offsets(k));
-    const bool ok =
-        (k == 0 ? v == 0 : v >= static_cast<std::int64_t>(offsets(k - 1))) && v <= total;
-    if (!ok && k < first) first = k;
-  }
-};
-
-/// Host checks shared by the interval primitives: total fits the kernels' indices, and (with
-/// options.check) the offsets follow the rules of IntervalOptions::check.
-template <class ExecSpace, class Offsets>
-void check_offsets(const ExecSpace& space, const char* fn, std::int64_t total,
-                   const Offsets& offsets, const IntervalOptions& options) {
-  static_assert(Kokkos::is_view<Offsets>::value && Offsets::rank == 1 &&
-                    std::is_integral<typename Offsets::non_const_value_type>::value,
-                "tessera: offsets must be a rank-1 Kokkos View of integers");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Offsets::memory_space>::accessible,
-                "tessera: offsets must be accessible from the execution space");
-  const std::size_t n = offsets.extent(0);
-  require_int_extent(fn, "offsets", n);
-  if (total < 0 || total > std::numeric_limits<int>::max()) {
-    throw std::length_error(concat("tessera::", fn, ": total ", total,
-                                   " is outside the supported range [0, ",
-                                   std::numeric_limits<int>::max(), "]"));
-  }
-  require(n > 0 || total == 0, fn,
-          concat("offsets is empty but total = ", total, ": no interval owns the items"));
-  if (!options.check || n == 0) return;
-  int first = std::numeric_limits<int>::max();  // the Min reducer's identity: none found
-  Kokkos::parallel_reduce("tessera::interval::check_offsets",
-                          Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(n)),
-                          FirstBadOffset<Offsets>{offsets, total}, Kokkos::Min<int>(first));
-  if (first >= static_cast<int>(n)) return;
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), offsets);
-  const auto v    = static_cast<std::int64_t>(host(first));
-  if (first == 0 && v != 0) {
-    throw std::invalid_argument(
-        concat("tessera::", fn, ": offsets[0] must be 0 (got ", v, ", expected 0)"));
-  }
-  if (v > total) {
-    throw std::invalid_argument(concat("tessera::", fn, ": offsets[", first,
-                                       "] exceeds total (got ", v, ", expected at most ", total,
-                                       ")"));
-  }
-  throw std::invalid_argument(
-      concat("tessera::", fn, ": offsets must be non-decreasing (got offsets[", first - 1,
-             "] = ", +host(first - 1), " > offsets[", first, "] = ", v, ")"));
-}
-
+/// Item operation of load_balancing_search: owner[i] = k.
 template <class Owner>
 struct StoreOwner {
+  using staged_type = typename Owner::non_const_value_type;
+  using value_type  = staged_type;
   Owner owner;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t k) const {
-    owner(i) = static_cast<typename Owner::non_const_value_type>(k);
+  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k, std::int64_t) const {
+    return static_cast<staged_type>(k);
+  }
+  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t, staged_type k) const { return k; }
+  KOKKOS_INLINE_FUNCTION void store(std::int64_t i, staged_type, value_type k) const {
+    owner(i) = k;
   }
 };
 

@@ -1,4 +1,4 @@
-// The load-balancing search behind the interval primitives (moderngpu's CTALoadBalance).
+// The load-balanced kernel behind the interval primitives (moderngpu's CTALoadBalance).
 //
 // Output items 0, 1, ..., total - 1 and the interval offsets offsets[0..n) are merged, an
 // offset before an item of equal value (upper bound). Cutting the merged sequence of
@@ -6,10 +6,19 @@
 // counts: a run of empty intervals fills a team with offsets and no items, one huge interval
 // fills many teams with items and one offset each. A team that holds items [a0, a1) and
 // offsets [b0, b1) knows that offsets before b0 are <= a0 and offsets from b1 on are > a1 - 1,
-// so the owner of item i in [a0, a1) is b0 - 1 + #{b in [b0, b1) : offsets[b] <= i}, found by a
-// binary search over the team's offsets staged in scratch memory.
+// so the owner of item i in [a0, a1) is one of the intervals [b0 - 1, b1): the team walks its
+// piece of the merge path in scratch memory to find it.
+//
+// A primitive describes its per-interval and per-item work with an item operation:
+//   using staged_type, value_type;
+//   staged_type stage(k, start)      what the team keeps in scratch for interval k starting at
+//                                    item `start` (read once per interval: a value to expand,
+//                                    the source and destination of a copy, ...);
+//   value_type load(i, staged)       the value of item i;
+//   void store(i, staged, value)     where it goes.
 #pragma once
 
+#include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/sorted_search.hpp>
 #include <tessera/core/tiling.hpp>
 
@@ -54,18 +63,46 @@ struct MergePathPartition {
   }
 };
 
-/// Team kernel: op(i, k) for every item i in [0, total) and its owner k.
+/// Merged entries each thread walks, and items it then loads before it stores (registers per
+/// thread: this many values).
+inline constexpr int interval_items_per_thread = 8;
+
+/// Team kernel: for every item i in [0, total) of interval k, op.store(i, s, op.load(i, s))
+/// with s = op.stage(k, offsets[k]).
+///
+/// Three phases per team (moderngpu's CTALoadBalance): (1) the offsets and staged data of the
+/// team's intervals go to scratch; (2) each thread walks V consecutive entries of the team's
+/// piece of the merge path (one binary search for its start, then one comparison per entry)
+/// and writes the owner of each item it passes to scratch; (3) each thread takes V items
+/// strided by the team size, so that a warp touches consecutive items, reads their owners and
+/// staged data from scratch, issues the V loads, then the V stores.
 template <class ExecSpace, class Offsets, class Items, class ItemOp>
 struct LoadBalancedItems {
-  using Offset       = typename Offsets::non_const_value_type;
+  using Staged       = typename ItemOp::staged_type;
+  using Value        = typename ItemOp::value_type;
   using Member       = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using ScratchSpace = typename ExecSpace::scratch_memory_space;
-  using Staged       = Kokkos::View<Offset*, ScratchSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  template <class T>
+  using ScratchArray     = Kokkos::View<T*, ScratchSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr int V = interval_items_per_thread;
 
   Offsets offsets;
   Items items;
   ItemOp op;
-  std::int64_t total, n, per_team;
+  std::int64_t total, n;
+  int per_team;
+
+  /// Scratch bytes per team: offsets and staged data of up to per_team + 1 intervals, and the
+  /// owners of up to per_team items.
+  static std::size_t scratch_size(int per_team) {
+    return ScratchArray<int>::shmem_size(per_team + 1) +
+           ScratchArray<Staged>::shmem_size(per_team + 1) + ScratchArray<int>::shmem_size(per_team);
+  }
+
+  KOKKOS_INLINE_FUNCTION static std::int64_t clamp(std::int64_t v, std::int64_t lo,
+                                                   std::int64_t hi) {
+    return v < lo ? lo : (v > hi ? hi : v);
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int t            = team.league_rank();
@@ -73,25 +110,86 @@ struct LoadBalancedItems {
     const std::int64_t d0  = static_cast<std::int64_t>(t) * per_team;
     const std::int64_t d1  = d0 + per_team < end ? d0 + per_team : end;
     const std::int64_t a0 = items(t), a1 = items(t + 1);
-    const std::int64_t b0 = d0 - a0, b1 = d1 - a1;
-    const int staged_count = static_cast<int>(b1 - b0);
-    Staged staged(team.team_scratch(0), per_team);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, staged_count),
-                         [&](int q) { staged(q) = offsets(b0 + q); });
+    // The team's piece: items [a0, a1) and offsets [b0, b1). Staged intervals [first, b1): the
+    // owner of the first item (b0 - 1) and those that start in the piece. The clamps only
+    // matter for offsets that IntervalOptions::check would reject: they keep every access
+    // inside the scratch arrays and the offsets.
+    const std::int64_t b0 = clamp(d0 - a0, 0, n);
+    const std::int64_t b1 = clamp(d1 - a1, b0, n);
+    const int shift       = b0 > 0 ? 1 : 0;  // staged index of offsets[b0]
+    const int item_count  = static_cast<int>(clamp(a1 - a0, 0, per_team));
+    const int m           = static_cast<int>(clamp(b1 - b0, 0, per_team - item_count));
+    const int count       = m + shift;
+    // offsets - a0 clamped to [0, per_team]: compared with local item indices in [0, per_team)
+    ScratchArray<int> start(team.team_scratch(0), per_team + 1);
+    ScratchArray<Staged> staged(team.team_scratch(0), per_team + 1);
+    ScratchArray<int> owner(team.team_scratch(0), per_team);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int q) {
+      const std::int64_t k     = b0 - shift + q;
+      const std::int64_t first = static_cast<std::int64_t>(offsets(k));
+      start(q)                 = static_cast<int>(clamp(first - a0, 0, per_team));
+      staged(q)                = op.stage(k, first);
+    });
     team.team_barrier();
-    const int item_count = static_cast<int>(a1 - a0);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, item_count), [&](int q) {
-      const std::int64_t i = a0 + q;
-      const std::int64_t k = b0 - 1 + upper_bound(staged.data(), staged_count, i);
-      op(i, k);
+    const int threads = team.team_size();
+    // m == 0: the whole piece lies in one interval, staged(0); no owners to find
+    if (m > 0) {
+      const int* next = start.data() + shift;  // the piece's offsets, m of them
+      const int piece = item_count + m;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int tid) {
+        for (int diag = tid * V; diag < piece; diag += threads * V) {
+          // items among the first diag entries of the piece (an offset before an equal item)
+          int lo = diag - m > 0 ? diag - m : 0, hi = diag < item_count ? diag : item_count;
+          while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (mid < next[diag - 1 - mid]) {
+              lo = mid + 1;
+            } else {
+              hi = mid;
+            }
+          }
+          int qi = lo, qo = diag - lo;
+          TESSERA_UNROLL_FULL
+          for (int e = 0; e < V; ++e) {
+            if (diag + e < piece) {
+              if (qi < item_count && (qo >= m || qi < next[qo])) {
+                owner(qi++) = qo + shift - 1 > 0 ? qo + shift - 1 : 0;
+              } else {
+                ++qo;
+              }
+            }
+          }
+        }
+      });
+      team.team_barrier();
+    }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int tid) {
+      for (int base = 0; base < item_count; base += threads * V) {
+        Staged own[V];
+        Value value[V];
+        TESSERA_UNROLL_FULL
+        for (int j = 0; j < V; ++j) {
+          const int q = base + j * threads + tid;
+          if (q < item_count) {
+            own[j]   = staged(m > 0 ? owner(q) : 0);
+            value[j] = op.load(a0 + q, own[j]);
+          }
+        }
+        TESSERA_UNROLL_FULL
+        for (int j = 0; j < V; ++j) {
+          const int q = base + j * threads + tid;
+          if (q < item_count) op.store(a0 + q, own[j], value[j]);
+        }
+      }
     });
   }
 };
 
-/// Runs op(i, k) for every item i in [0, total) with its owner k (offsets[k] <= i <
-/// offsets[k + 1]), offsets validated by the caller. Allocates teams + 1 integers.
+/// Runs op (an item operation, see above) over every item i in [0, total) and its owner k
+/// (offsets[k] <= i < offsets[k + 1]). The caller validates total (at most 2^31 - 1) and, unless
+/// told not to, the offsets. Allocates teams + 1 integers.
 template <class ExecSpace, class Offsets, class ItemOp>
-void for_each_item_with_owner(const ExecSpace& space, const char* label, std::int64_t total,
+void for_each_item_with_owner(const ExecSpace& space, const std::string& label, std::int64_t total,
                               const Offsets& offsets, const ItemOp& op) {
   const std::int64_t n = static_cast<std::int64_t>(offsets.extent(0));
   if (total == 0) return;
@@ -107,8 +205,8 @@ void for_each_item_with_owner(const ExecSpace& space, const char* label, std::in
                        MergePathPartition<Offsets, Items>{offsets, items, total, n, per});
   using Kernel = LoadBalancedItems<ExecSpace, Offsets, Items, ItemOp>;
   Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), tile.team_size);
-  policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::Staged::shmem_size(tile.items_per_team)));
-  Kokkos::parallel_for(label, policy, Kernel{offsets, items, op, total, n, per});
+  policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_size(tile.items_per_team)));
+  Kokkos::parallel_for(label, policy, Kernel{offsets, items, op, total, n, tile.items_per_team});
 }
 
 }  // namespace Impl

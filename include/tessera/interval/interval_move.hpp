@@ -1,0 +1,146 @@
+// IntervalMove, IntervalGather, IntervalScatter: many variable-length copies in one
+// load-balanced kernel (a vectorised device memcpy).
+#pragma once
+
+#include <tessera/core/errors.hpp>
+#include <tessera/interval/impl/check_moves.hpp>
+#include <tessera/interval/impl/load_balance.hpp>
+#include <tessera/interval/interval_options.hpp>
+#include <tessera/interval/sequence.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tessera {
+namespace Impl {
+
+/// Item operation of the moves: item i of interval k (offsets[k] <= i < offsets[k + 1]) goes
+/// from input[gather[k] + i - offsets[k]] to output[scatter[k] + i - offsets[k]]. Each team
+/// stages the two shifts of its intervals once. Ranges outside the sequences (possible only
+/// when IntervalOptions::check is off) are neither read nor written.
+template <class Gather, class Scatter, class Input, class Output>
+struct MoveItems {
+  struct staged_type {
+    std::int64_t source;       ///< gather[k] - offsets[k]
+    std::int64_t destination;  ///< scatter[k] - offsets[k]
+  };
+  using value_type = typename Output::non_const_value_type;
+  Gather gather;
+  Scatter scatter;
+  Input input;
+  Output output;
+  std::uint64_t input_extent, output_extent;
+
+  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k, std::int64_t start) const {
+    return {static_cast<std::int64_t>(gather(k)) - start,
+            static_cast<std::int64_t>(scatter(k)) - start};
+  }
+  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t i, const staged_type& s) const {
+    const std::int64_t j = s.source + i;
+    return static_cast<std::uint64_t>(j) < input_extent ? value_type(input(j)) : value_type{};
+  }
+  KOKKOS_INLINE_FUNCTION void store(std::int64_t i, const staged_type& s,
+                                    const value_type& v) const {
+    const std::int64_t j = s.destination + i;
+    if (static_cast<std::uint64_t>(j) < output_extent) output(j) = v;
+  }
+};
+
+/// The moves' common body: static and host checks, the device checks of IntervalOptions,
+/// then one load-balanced kernel.
+template <class ExecSpace, class Gather, class Scatter, class Offsets, class Input, class Output>
+void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
+                    const Gather& gather, const Scatter& scatter, const Offsets& offsets,
+                    const Input& input, const Output& output, const IntervalOptions& options) {
+  static_assert(is_readable_sequence<ExecSpace, Gather>() &&
+                    is_readable_sequence<ExecSpace, Scatter>() &&
+                    std::is_integral<sequence_value_t<Gather>>::value &&
+                    std::is_integral<sequence_value_t<Scatter>>::value,
+                "tessera: gather and scatter must be rank-1 integer Views accessible from the "
+                "execution space, or CountingSequences");
+  static_assert(is_readable_sequence<ExecSpace, Input>(),
+                "tessera: input must be a rank-1 View accessible from the execution space or a "
+                "CountingSequence");
+  static_assert(
+      Kokkos::is_view<Output>::value && Output::rank == 1 &&
+          !std::is_const<typename Output::value_type>::value &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename Output::memory_space>::accessible,
+      "tessera: output must be a writable rank-1 View accessible from the execution "
+      "space");
+  static_assert(std::is_same<sequence_value_t<Input>, typename Output::value_type>::value,
+                "tessera: input and output must hold the same type");
+  static_assert(std::is_trivially_copyable<typename Output::value_type>::value,
+                "tessera: the moved type must be trivially copyable");
+  const std::size_t n = offsets.extent(0);
+  require_sequence_length(fn, "gather", gather, n);
+  require_sequence_length(fn, "scatter", scatter, n);
+  require(!sequences_share_memory(output, input) && !sequences_share_memory(output, gather) &&
+              !sequences_share_memory(output, scatter) && !sequences_share_memory(output, offsets),
+          fn, "output shares memory with input, gather, scatter or offsets");
+  check_offsets(space, fn, total, offsets, options);
+  const auto input_extent  = static_cast<std::int64_t>(input.extent(0));
+  const auto output_extent = static_cast<std::int64_t>(output.extent(0));
+  if (options.check) {
+    check_move_ranges(space, fn, total, offsets, gather, scatter, input_extent, output_extent);
+  }
+  if (options.check_overlap) check_disjoint_destinations(space, fn, total, offsets, scatter);
+  using Op = MoveItems<Gather, Scatter, Input, Output>;
+  for_each_item_with_owner(
+      space, concat("tessera::interval::", fn), total, offsets,
+      Op{gather, scatter, input, output, static_cast<std::uint64_t>(input_extent),
+         static_cast<std::uint64_t>(output_extent)});
+}
+
+}  // namespace Impl
+
+/// For every interval k of counts[k] = offsets[k + 1] - offsets[k] items (offsets[n] taken as
+/// total): output[scatter[k] + r] = input[gather[k] + r] for r in [0, counts[k]). Many
+/// variable-length copies as one load-balanced kernel (moderngpu's IntervalMove): any
+/// distribution of counts costs O(total + n).
+///
+/// - offsets: rank-1 integer View, the exclusive scan of the counts (exclusive_scan).
+/// - gather, scatter: n source and destination starts, each a rank-1 integer View of extent n
+///   or a CountingSequence (counting_sequence(s): s, s + 1, ...).
+/// - input: rank-1 View or CountingSequence; output: writable rank-1 View of the same trivially
+///   copyable type (int, float, double, structs).
+/// Throws before any write: gather or scatter not of n entries, output sharing memory with
+/// another argument, total outside [0, 2^31 - 1]; with options.check (the default: one pass over
+/// the intervals and a fence) offsets that do not start at 0, decrease or exceed total, and
+/// source or destination ranges outside input or output; with options.check_overlap (a sort)
+/// two intervals writing the same output item. Without check_overlap, overlapping destinations
+/// are the caller's responsibility (which value lands there is unspecified).
+template <class ExecSpace, class Gather, class Scatter, class Offsets, class Input, class Output>
+void interval_move(const ExecSpace& space, std::int64_t total, const Gather& gather,
+                   const Scatter& scatter, const Offsets& offsets, const Input& input,
+                   const Output& output, const IntervalOptions& options = {}) {
+  Impl::move_intervals(space, "interval_move", total, gather, scatter, offsets, input, output,
+                       options);
+}
+
+/// interval_move with consecutive destinations: output[offsets[k] + r] = input[gather[k] + r]
+/// for r in [0, counts[k]), so output holds the gathered intervals one after the other (its
+/// extent must be at least total). Same arguments, checks and options as interval_move;
+/// check_overlap has nothing to verify (the destinations are disjoint by construction).
+template <class ExecSpace, class Gather, class Offsets, class Input, class Output>
+void interval_gather(const ExecSpace& space, std::int64_t total, const Gather& gather,
+                     const Offsets& offsets, const Input& input, const Output& output,
+                     const IntervalOptions& options = {}) {
+  IntervalOptions o = options;
+  o.check_overlap   = false;
+  Impl::move_intervals(space, "interval_gather", total, gather, offsets, offsets, input, output, o);
+}
+
+/// interval_move with consecutive sources: output[scatter[k] + r] = input[offsets[k] + r] for
+/// r in [0, counts[k]), so input holds the intervals one after the other (its extent must be at
+/// least total). Same arguments, checks and options as interval_move.
+template <class ExecSpace, class Scatter, class Offsets, class Input, class Output>
+void interval_scatter(const ExecSpace& space, std::int64_t total, const Scatter& scatter,
+                      const Offsets& offsets, const Input& input, const Output& output,
+                      const IntervalOptions& options = {}) {
+  Impl::move_intervals(space, "interval_scatter", total, offsets, scatter, offsets, input, output,
+                       options);
+}
+
+}  // namespace tessera

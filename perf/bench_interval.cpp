@@ -1,0 +1,313 @@
+// Benchmarks of the interval primitives on 2^27 int32 items (2^22 on host backends), for
+// counts uniform in [0, 2m] with mean m = 4, 32, 256, 4096 and power-law counts (Pareto,
+// exponent 1.5, mean about 32, capped at 2^20). The moves permute the intervals: input and
+// output both hold them packed, each in its own random order (gather and scatter are the two
+// packings), so that every interval is read from and written to an unrelated place.
+// Rows (all in one process, on the same data):
+//   <case>/device_copy            Kokkos::deep_copy of the same 2^27 items (the bandwidth ceiling)
+//   <case>/interval_move          tessera::interval_move, IntervalOptions::check off
+//   <case>/interval_move_checked  the same with the default checks (one pass over the
+//                                 intervals and a fence)
+//   <case>/cub_batched_copy       cub::DeviceCopy::Batched on the same moves (CUDA builds only;
+//                                 pointer and size arrays built outside the timing)
+//   <case>/naive_move             a Kokkos RangePolicy kernel, one thread per item, binary
+//                                 search of all offsets in global memory
+//   <case>/interval_expand        tessera::interval_expand of n int32 values, check off
+//   <case>/naive_expand           the same with the naive search
+// Counters: GB_per_s = (items read + items written) * 4 bytes / s, the data only, as for the
+// device copy; GB_per_s_all adds the interval metadata the call must read (offsets, gather,
+// scatter or values: 4 bytes each per interval); x_copy, x_cub, x_naive: this row's time
+// ratios against those rows of the same case (> 1: this row is faster).
+#include <tessera.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <benchmark/benchmark.h>
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+#include <cub/device/device_copy.cuh>
+#define TESSERA_BENCH_CUB 1
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Space   = Kokkos::DefaultExecutionSpace;
+using Mem     = Space::memory_space;
+using Indices = Kokkos::View<int*, Mem>;
+
+constexpr bool on_device                  = tessera::Impl::is_device_space<Space>;
+const int items                           = on_device ? 1 << 27 : 1 << 22;
+const std::vector<std::string> case_names = {"uniform_mean4", "uniform_mean32", "uniform_mean256",
+                                             "uniform_mean4096", "power_law_mean32"};
+
+/// Counts of the named distribution summing to exactly `items`.
+std::vector<int> make_counts(const std::string& name) {
+  std::mt19937_64 gen(2026);
+  std::vector<int> counts;
+  std::int64_t sum = 0;
+  const bool power = name.rfind("power_law", 0) == 0;
+  const int mean   = power ? 32 : std::stoi(name.substr(name.find("mean") + 4));
+  std::uniform_real_distribution<double> unit(1e-12, 1.0);
+  while (sum < items) {
+    // Pareto with exponent 1.5 has mean 3 * x_min: x_min = mean / 3
+    int c = power ? static_cast<int>(
+                        std::min(std::pow(2.0, 20), (mean / 3.0) * std::pow(unit(gen), -1 / 1.5)))
+                  : std::uniform_int_distribution<int>(0, 2 * mean)(gen);
+    c     = static_cast<int>(std::min<std::int64_t>(c, items - sum));
+    counts.push_back(c);
+    sum += c;
+  }
+  return counts;
+}
+
+Indices to_device(const char* label, const std::vector<int>& host) {
+  Indices v(std::string(label), host.size());
+  Kokkos::deep_copy(v, Kokkos::View<const int*, Kokkos::HostSpace>(host.data(), host.size()));
+  return v;
+}
+
+/// The starts of the intervals packed in a random order.
+std::vector<int> shuffled_packing(const std::vector<int>& counts, unsigned seed) {
+  std::vector<int> order(counts.size()), start(counts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  int pos = 0;
+  for (const int k : order) {
+    start[k] = pos;
+    pos += counts[k];
+  }
+  return start;
+}
+
+struct Case {
+  std::int64_t n = 0, total = 0;
+  Indices offsets, gather, scatter, input, output;
+};
+
+/// The resident case; first called inside the Kokkos scope, which releases it.
+std::map<std::string, Case>& cases() {
+  static std::map<std::string, Case>* all = [] {
+    auto* m = new std::map<std::string, Case>();
+    Kokkos::push_finalize_hook([m] { m->clear(); });
+    return m;
+  }();
+  return *all;
+}
+
+Case& get_case(const std::string& name) {
+  auto it = cases().find(name);
+  if (it != cases().end()) return it->second;
+  cases().clear();  // one case resident at a time
+  const std::vector<int> counts = make_counts(name);
+  Case c;
+  c.n       = static_cast<std::int64_t>(counts.size());
+  c.offsets = Indices("offsets", c.n);
+  c.total   = tessera::exclusive_scan(Space(), to_device("counts", counts), c.offsets);
+  c.gather  = to_device("gather", shuffled_packing(counts, 1));
+  c.scatter = to_device("scatter", shuffled_packing(counts, 2));
+  c.input   = Indices("input", c.total);
+  c.output  = Indices("output", c.total);
+  Kokkos::parallel_for(
+      "bench::fill_input", Kokkos::RangePolicy<Space>(0, c.total),
+      KOKKOS_LAMBDA(int i) { c.input(i) = static_cast<int>(i * 2654435761u); });
+  Kokkos::fence();
+  return cases()[name] = c;
+}
+
+// ---------------------------------------------------------------- baselines
+/// The owner of item i by a binary search of all offsets (global memory).
+KOKKOS_INLINE_FUNCTION int naive_owner(const Indices& offsets, int i) {
+  return tessera::Impl::upper_bound(offsets.data(), static_cast<int>(offsets.extent(0)), i) - 1;
+}
+
+void naive_move(const Case& c) {
+  const Case d = c;
+  Kokkos::parallel_for(
+      "bench::naive_move", Kokkos::RangePolicy<Space>(0, d.total), KOKKOS_LAMBDA(int i) {
+        const int k                               = naive_owner(d.offsets, i);
+        d.output(d.scatter(k) + i - d.offsets(k)) = d.input(d.gather(k) + i - d.offsets(k));
+      });
+}
+
+void naive_expand(const Case& c) {
+  const Case d = c;
+  Kokkos::parallel_for(
+      "bench::naive_expand", Kokkos::RangePolicy<Space>(0, d.total),
+      KOKKOS_LAMBDA(int i) { d.output(i) = d.gather(naive_owner(d.offsets, i)); });
+}
+
+#ifdef TESSERA_BENCH_CUB
+/// cub::DeviceCopy::Batched's arguments for one case: source and destination pointers, sizes.
+struct CubState {
+  Kokkos::View<std::uintptr_t*, Mem> sources, destinations;
+  Kokkos::View<int*, Mem> sizes;
+  Kokkos::View<char*, Mem> temp;
+};
+
+CubState& cub_state(const std::string& name, const Case& c) {
+  static std::map<std::string, CubState>* all = [] {
+    auto* m = new std::map<std::string, CubState>();
+    Kokkos::push_finalize_hook([m] { m->clear(); });
+    return m;
+  }();
+  auto it = all->find(name);
+  if (it != all->end()) return it->second;
+  all->clear();
+  CubState s;
+  s.sources        = Kokkos::View<std::uintptr_t*, Mem>("sources", c.n);
+  s.destinations   = Kokkos::View<std::uintptr_t*, Mem>("destinations", c.n);
+  s.sizes          = Kokkos::View<int*, Mem>("sizes", c.n);
+  const CubState d = s;
+  const Case cc    = c;
+  Kokkos::parallel_for(
+      "bench::cub_arguments", Kokkos::RangePolicy<Space>(0, c.n), KOKKOS_LAMBDA(int k) {
+        d.sources(k)      = reinterpret_cast<std::uintptr_t>(cc.input.data() + cc.gather(k));
+        d.destinations(k) = reinterpret_cast<std::uintptr_t>(cc.output.data() + cc.scatter(k));
+        d.sizes(k) =
+            (k + 1 < cc.n ? cc.offsets(k + 1) : static_cast<int>(cc.total)) - cc.offsets(k);
+      });
+  std::size_t bytes = 0;
+  cub::DeviceCopy::Batched(nullptr, bytes, reinterpret_cast<const int* const*>(s.sources.data()),
+                           reinterpret_cast<int* const*>(s.destinations.data()), s.sizes.data(),
+                           static_cast<int>(c.n));
+  s.temp = Kokkos::View<char*, Mem>("cub_temp", bytes);
+  Kokkos::fence();
+  return (*all)[name] = s;
+}
+
+void cub_batched(const std::string& name, const Case& c) {
+  CubState& s       = cub_state(name, c);
+  std::size_t bytes = s.temp.extent(0);
+  cub::DeviceCopy::Batched(s.temp.data(), bytes,
+                           reinterpret_cast<const int* const*>(s.sources.data()),
+                           reinterpret_cast<int* const*>(s.destinations.data()), s.sizes.data(),
+                           static_cast<int>(c.n), Space().cuda_stream());
+}
+#endif
+
+// ---------------------------------------------------------------- rows
+enum class Row {
+  device_copy,
+  interval_move,
+  interval_move_checked,
+  cub_batched_copy,
+  naive_move,
+  interval_expand,
+  naive_expand
+};
+
+const char* row_name(Row r) {
+  switch (r) {
+    case Row::device_copy:
+      return "device_copy";
+    case Row::interval_move:
+      return "interval_move";
+    case Row::interval_move_checked:
+      return "interval_move_checked";
+    case Row::cub_batched_copy:
+      return "cub_batched_copy";
+    case Row::naive_move:
+      return "naive_move";
+    case Row::interval_expand:
+      return "interval_expand";
+    case Row::naive_expand:
+      return "naive_expand";
+  }
+  return "";
+}
+
+void call(Row row, const std::string& name, const Case& c) {
+  tessera::IntervalOptions unchecked;
+  unchecked.check = false;
+  switch (row) {
+    case Row::device_copy:
+      Kokkos::deep_copy(Space(), c.output, c.input);
+      break;
+    case Row::interval_move:
+      tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output,
+                             unchecked);
+      break;
+    case Row::interval_move_checked:
+      tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output);
+      break;
+    case Row::cub_batched_copy:
+#ifdef TESSERA_BENCH_CUB
+      cub_batched(name, c);
+#endif
+      break;
+    case Row::naive_move:
+      naive_move(c);
+      break;
+    case Row::interval_expand:
+      tessera::interval_expand(Space(), c.total, c.offsets, c.gather, c.output, unchecked);
+      break;
+    case Row::naive_expand:
+      naive_expand(c);
+      break;
+  }
+}
+
+std::map<std::string, double>& seconds_of() {
+  static std::map<std::string, double> s;
+  return s;
+}
+
+void run(benchmark::State& state, const std::string& name, Row row) {
+  const Case& c = get_case(name);
+  call(row, name, c);  // warm-up
+  Kokkos::fence();
+  double sum = 0;
+  for (auto _ : state) {
+    Kokkos::Timer timer;
+    call(row, name, c);
+    Kokkos::fence();
+    const double t = timer.seconds();
+    state.SetIterationTime(t);
+    sum += t;
+  }
+  const double seconds                     = sum / static_cast<double>(state.iterations());
+  seconds_of()[name + "/" + row_name(row)] = seconds;
+  const bool expand              = row == Row::interval_expand || row == Row::naive_expand;
+  const double data              = expand ? 4.0 * (c.total + c.n) : 8.0 * c.total;
+  const double metadata          = row == Row::device_copy ? 0 : (expand ? 4.0 : 12.0) * c.n;
+  state.counters["GB_per_s"]     = data / seconds * 1e-9;
+  state.counters["GB_per_s_all"] = (data + metadata) / seconds * 1e-9;
+  state.counters["mean_count"]   = static_cast<double>(c.total) / static_cast<double>(c.n);
+  for (Row other : {Row::device_copy, Row::cub_batched_copy, Row::naive_move, Row::naive_expand}) {
+    const bool same_kind = (other == Row::naive_expand) == expand;  // moves vs expansions
+    const auto it        = seconds_of().find(name + "/" + row_name(other));
+    if (other != row && same_kind && it != seconds_of().end()) {
+      const char* key     = other == Row::device_copy        ? "x_copy"
+                            : other == Row::cub_batched_copy ? "x_cub"
+                                                             : "x_naive";
+      state.counters[key] = it->second / seconds;
+    }
+  }
+}
+
+const bool registered = [] {
+  for (const std::string& name : case_names) {
+    for (Row row : {Row::device_copy, Row::cub_batched_copy, Row::naive_move, Row::interval_move,
+                    Row::interval_move_checked, Row::naive_expand, Row::interval_expand}) {
+#ifndef TESSERA_BENCH_CUB
+      if (row == Row::cub_batched_copy) continue;
+#endif
+      benchmark::RegisterBenchmark((name + "/" + row_name(row)).c_str(),
+                                   [name, row](benchmark::State& s) { run(s, name, row); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  return true;
+}();
+
+}  // namespace

@@ -1,0 +1,244 @@
+// interval_move, interval_gather and interval_scatter against direct host loops: the seed's
+// IntervalMove demonstration exactly (counting-sequence input); random, all-zero, one-huge,
+// power-law and alternating counts with shuffled destinations and overlapping sources; sizes 0,
+// 1 and primes; int, double and a 12-byte struct; ranges outside the Views, aliasing and
+// overlapping destinations rejected before any write.
+#include "execution_spaces.hpp"
+#include "interval/interval_test_support.hpp"
+
+#include <tessera/interval/exclusive_scan.hpp>
+#include <tessera/interval/interval_move.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tessera_test::device_view;
+using tessera_test::host_vector;
+using tessera_test::make_counts;
+using tessera_test::value_of;
+using tessera_test::Vec3;
+
+template <class Space>
+class IntervalMove : public ::testing::Test {};
+TYPED_TEST_SUITE(IntervalMove, tessera_test::ExecutionSpaces);
+
+template <class Space>
+Kokkos::View<int*, typename Space::memory_space> scan(const std::vector<int>& counts,
+                                                      std::int64_t& total) {
+  Kokkos::View<int*, typename Space::memory_space> offsets("offsets", counts.size());
+  total = tessera::exclusive_scan(Space(), device_view<int, Space>(counts), offsets);
+  return offsets;
+}
+
+// The seed's IntervalMove demonstration: 20 moves of a counting sequence, its printed result.
+TYPED_TEST(IntervalMove, SeedDemonstration) {
+  using Space                    = TypeParam;
+  const std::vector<int> counts  = {3, 9, 1, 9, 8, 5, 10, 2, 5, 2, 8, 6, 5, 2, 4, 0, 8, 2, 5, 6};
+  const std::vector<int> gather  = {75, 86, 17, 2, 67, 24, 37, 11, 95, 35,
+                                    52, 18, 47, 0, 13, 75, 78, 60, 62, 29};
+  const std::vector<int> scatter = {10, 80, 99, 27, 41, 71, 15, 0,  36, 13,
+                                    89, 49, 66, 97, 76, 76, 2,  25, 61, 55};
+  const std::vector<int> moved   = {
+        11, 12, 78, 79, 80, 81, 82, 83, 84, 85, 75, 76, 77, 35, 36, 37, 38, 39, 40, 41,
+        42, 43, 44, 45, 46, 60, 61, 2,  3,  4,  5,  6,  7,  8,  9,  10, 95, 96, 97, 98,
+        99, 67, 68, 69, 70, 71, 72, 73, 74, 18, 19, 20, 21, 22, 23, 29, 30, 31, 32, 33,
+        34, 62, 63, 64, 65, 66, 47, 48, 49, 50, 51, 24, 25, 26, 27, 28, 13, 14, 15, 16,
+        86, 87, 88, 89, 90, 91, 92, 93, 94, 52, 53, 54, 55, 56, 57, 58, 59, 0,  1,  17};
+  std::int64_t total = 0;
+  const auto offsets = scan<Space>(counts, total);
+  ASSERT_EQ(total, 100);
+  tessera::IntervalOptions all_checks;
+  all_checks.check_overlap = true;
+  Kokkos::View<int*, typename Space::memory_space> data("data", total);
+  tessera::interval_move(Space(), total, device_view<int, Space>(gather),
+                         device_view<int, Space>(scatter), offsets, tessera::counting_sequence(0),
+                         data, all_checks);
+  EXPECT_EQ(host_vector(data), moved);
+
+  // The same moves from a View of 0..99, and gather / scatter on their own (the seed's
+  // IntervalGather takes scatter = offsets, IntervalScatter gather = offsets).
+  std::vector<int> iota(100);
+  std::iota(iota.begin(), iota.end(), 0);
+  Kokkos::deep_copy(data, -1);
+  tessera::interval_move(Space(), total, device_view<int, Space>(gather),
+                         device_view<int, Space>(scatter), offsets, device_view<int, Space>(iota),
+                         data);
+  EXPECT_EQ(host_vector(data), moved);
+  std::vector<int> gathered, scattered(100, -1);
+  for (std::size_t k = 0, start = 0; k < counts.size(); start += counts[k], ++k) {
+    for (int r = 0; r < counts[k]; ++r) {
+      gathered.push_back(gather[k] + r);
+      scattered[scatter[k] + r] = static_cast<int>(start) + r;
+    }
+  }
+  tessera::interval_gather(Space(), total, device_view<int, Space>(gather), offsets,
+                           tessera::counting_sequence(0), data);
+  EXPECT_EQ(host_vector(data), gathered);
+  Kokkos::deep_copy(data, -1);
+  tessera::interval_scatter(Space(), total, device_view<int, Space>(scatter), offsets,
+                            tessera::counting_sequence(0), data, all_checks);
+  EXPECT_EQ(host_vector(data), scattered);
+}
+
+/// Random moves over counts: destinations in a shuffled order with gaps of 0-2 items (disjoint,
+/// some touching), sources anywhere in an input of at least total items (overlapping each other).
+struct RandomMoves {
+  std::vector<int> gather, scatter;
+  std::int64_t input_extent = 0, output_extent = 0;
+};
+
+RandomMoves random_moves(const std::vector<int>& counts, unsigned seed) {
+  const int n = static_cast<int>(counts.size());
+  std::mt19937 gen(seed);
+  RandomMoves m;
+  m.gather.resize(n);
+  m.scatter.resize(n);
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), gen);
+  std::int64_t pos = 0;
+  for (const int k : order) {
+    pos += std::uniform_int_distribution<int>(0, 2)(gen);
+    m.scatter[k] = static_cast<int>(pos);
+    pos += counts[k];
+  }
+  m.output_extent        = pos + 3;
+  const int longest      = n == 0 ? 0 : *std::max_element(counts.begin(), counts.end());
+  const std::int64_t sum = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+  m.input_extent         = std::max<std::int64_t>(sum, longest + 2 * n) + 5;  // scatter reads total
+  for (int k = 0; k < n; ++k) {
+    m.gather[k] =
+        std::uniform_int_distribution<int>(0, static_cast<int>(m.input_extent) - counts[k])(gen);
+  }
+  return m;
+}
+
+template <class Space, class T>
+void check_distributions() {
+  using Mem     = typename Space::memory_space;
+  const T blank = value_of<T>(-1);
+  for (const std::string kind : {"uniform", "zeros", "one_huge", "power_law", "alternating"}) {
+    for (const int n : {0, 1, 13, 1009, 4001}) {
+      const std::vector<int> counts = make_counts(kind, n, 31 + n);
+      const RandomMoves m           = random_moves(counts, 7 + n);
+      std::vector<T> input(m.input_extent);
+      for (std::int64_t j = 0; j < m.input_extent; ++j)
+        input[j] = value_of<T>(static_cast<int>(j));
+      std::vector<T> moved(m.output_extent, blank), gathered, scattered(m.output_extent, blank);
+      for (int k = 0, start = 0; k < n; start += counts[k], ++k) {
+        for (int r = 0; r < counts[k]; ++r) {
+          moved[m.scatter[k] + r] = input[m.gather[k] + r];
+          gathered.push_back(input[m.gather[k] + r]);
+          scattered[m.scatter[k] + r] = input[start + r];
+        }
+      }
+      std::int64_t total      = 0;
+      const auto offsets      = scan<Space>(counts, total);
+      const auto in           = device_view<T, Space>(input);
+      const auto gather       = device_view<int, Space>(m.gather),
+                 scatter      = device_view<int, Space>(m.scatter);
+      const std::string where = kind + ", n = " + std::to_string(n);
+      for (const bool checked : {true, false}) {
+        tessera::IntervalOptions options;
+        options.check         = checked;
+        options.check_overlap = checked;
+        Kokkos::View<T*, Mem> out("out", m.output_extent);
+        Kokkos::deep_copy(out, blank);
+        tessera::interval_move(Space(), total, gather, scatter, offsets, in, out, options);
+        EXPECT_TRUE(host_vector(out) == moved) << "move, " << where;
+        Kokkos::deep_copy(out, blank);
+        tessera::interval_scatter(Space(), total, scatter, offsets, in, out, options);
+        EXPECT_TRUE(host_vector(out) == scattered) << "scatter, " << where;
+        Kokkos::View<T*, Mem> packed("packed", total);
+        tessera::interval_gather(Space(), total, gather, offsets, in, packed, options);
+        EXPECT_TRUE(host_vector(packed) == gathered) << "gather, " << where;
+      }
+    }
+  }
+}
+
+TYPED_TEST(IntervalMove, MatchesHostLoop) {
+  check_distributions<TypeParam, int>();
+  check_distributions<TypeParam, double>();
+  check_distributions<TypeParam, Vec3>();
+}
+
+// Ranges outside the input or output, sequences of the wrong length and an output that shares
+// memory with the input are errors; nothing is written.
+TYPED_TEST(IntervalMove, RejectsBadRanges) {
+  using Space        = TypeParam;
+  using Mem          = typename Space::memory_space;
+  const auto offsets = device_view<int, Space>({0, 2, 2, 5});  // counts 2, 0, 3, 1; total 6
+  const auto input   = device_view<int, Space>({10, 11, 12, 13, 14, 15, 16, 17});
+  const auto gather  = device_view<int, Space>({0, 8, 5, 1});
+  const auto scatter = device_view<int, Space>({4, 6, 0, 3});
+  Kokkos::View<int*, Mem> out("out", 6);
+  Kokkos::deep_copy(out, -7);
+  const auto move = [&](const std::vector<int>& g, const std::vector<int>& s, auto in) {
+    tessera::interval_move(Space(), 6, device_view<int, Space>(g), device_view<int, Space>(s),
+                           offsets, in, out);
+  };
+  EXPECT_THROW(move({0, 8, 6, 1}, {4, 6, 0, 3}, input), std::invalid_argument);   // 6 + 3 > 8
+  EXPECT_THROW(move({-1, 8, 5, 1}, {4, 6, 0, 3}, input), std::invalid_argument);  // negative
+  EXPECT_THROW(move({0, 9, 5, 1}, {4, 6, 0, 3}, input), std::invalid_argument);   // empty, past 8
+  EXPECT_THROW(move({0, 8, 5, 1}, {5, 0, 0, 3}, input), std::invalid_argument);   // 5 + 2 > 6
+  EXPECT_THROW(move({0, 8, 5, 1}, {4, 0, 0, -3}, input), std::invalid_argument);
+  EXPECT_THROW(move({0, 8, 5}, {4, 6, 0, 3}, input), std::invalid_argument);  // 3 gathers
+  EXPECT_THROW(move({0, 8, 5, 1}, {4, 6, 0, 3, 1}, input), std::invalid_argument);
+  // a counting sequence ends where its type does
+  EXPECT_THROW(move({0, 0, 1, 1}, {4, 6, 0, 3},
+                    tessera::counting_sequence(std::numeric_limits<int>::max() - 2)),
+               std::invalid_argument);
+  EXPECT_THROW(tessera::interval_gather(Space(), 6, gather, offsets, input,
+                                        Kokkos::subview(out, std::make_pair(0, 5))),
+               std::invalid_argument);  // output shorter than total
+  EXPECT_THROW(tessera::interval_scatter(Space(), 6, scatter, offsets,
+                                         Kokkos::subview(input, std::make_pair(0, 5)), out),
+               std::invalid_argument);  // input shorter than total
+  EXPECT_THROW(tessera::interval_move(Space(), 6, gather, scatter, offsets, out, out),
+               std::invalid_argument);  // output aliases input
+  EXPECT_THROW(tessera::interval_move(Space(), 6, gather, scatter,
+                                      device_view<int, Space>({0, 2, 1, 5}), input, out),
+               std::invalid_argument);  // offsets decrease
+  EXPECT_EQ(host_vector(out), std::vector<int>(6, -7));
+  move({0, 8, 5, 1}, {4, 6, 0, 3}, input);
+  EXPECT_EQ(host_vector(out), (std::vector<int>{15, 16, 17, 11, 10, 11}));
+}
+
+// Overlapping destinations are reported only under check_overlap; touching ranges and empty
+// intervals inside another's range are not overlaps.
+TYPED_TEST(IntervalMove, DetectsOverlappingDestinations) {
+  using Space        = TypeParam;
+  using Mem          = typename Space::memory_space;
+  const auto offsets = device_view<int, Space>({0, 2, 2, 5});  // counts 2, 0, 3, 1
+  const auto gather  = device_view<int, Space>({0, 0, 0, 0});
+  Kokkos::View<int*, Mem> out("out", 8);
+  tessera::IntervalOptions overlap;
+  overlap.check_overlap = true;
+  for (const auto& bad : std::vector<std::vector<int>>{{0, 0, 1, 4}, {3, 0, 0, 2}, {0, 0, 4, 6}}) {
+    Kokkos::deep_copy(out, -7);
+    EXPECT_THROW(tessera::interval_move(Space(), 6, gather, device_view<int, Space>(bad), offsets,
+                                        tessera::counting_sequence(0), out, overlap),
+                 std::invalid_argument);
+    EXPECT_THROW(tessera::interval_scatter(Space(), 6, device_view<int, Space>(bad), offsets,
+                                           tessera::counting_sequence(0), out, overlap),
+                 std::invalid_argument);
+    EXPECT_EQ(host_vector(out), std::vector<int>(8, -7));
+  }
+  // touching ranges [0, 2), [2, 5), [5, 6) and an empty interval at 1, inside [0, 2)
+  tessera::interval_move(Space(), 6, gather, device_view<int, Space>({0, 1, 2, 5}), offsets,
+                         tessera::counting_sequence(0), out, overlap);
+  EXPECT_EQ(host_vector(out), (std::vector<int>{0, 1, 0, 1, 2, 0, -7, -7}));
+}
+
+}  // namespace
