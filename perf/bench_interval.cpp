@@ -12,6 +12,9 @@
 //                                 pointer and size arrays built outside the timing)
 //   <case>/naive_move             a Kokkos RangePolicy kernel, one thread per item, binary
 //                                 search of all offsets in global memory
+//   <case>/team_per_interval      one 32-thread team per interval copying it (no search; what
+//                                 the memory system gives for this access pattern when the
+//                                 counts are similar, unbalanced otherwise)
 //   <case>/interval_expand        tessera::interval_expand of n int32 values, check off
 //   <case>/naive_expand           the same with the naive search
 // Counters: GB_per_s = (items read + items written) * 4 bytes / s, the data only, as for the
@@ -138,6 +141,24 @@ void naive_move(const Case& c) {
       });
 }
 
+/// One 32-thread team per interval (one thread on host backends): every interval a run of
+/// coalesced loads and stores, no search at all. Balanced only when the counts are similar; for
+/// those it shows what the memory system gives for this access pattern.
+void team_per_interval(const Case& c) {
+  const Case d = c;
+  using Policy = Kokkos::TeamPolicy<Space>;
+  Kokkos::parallel_for(
+      "bench::team_per_interval", Policy(static_cast<int>(d.n), on_device ? 32 : 1),
+      KOKKOS_LAMBDA(const Policy::member_type& team) {
+        const int k = team.league_rank();
+        const int count =
+            (k + 1 < d.n ? d.offsets(k + 1) : static_cast<int>(d.total)) - d.offsets(k);
+        const int* src = d.input.data() + d.gather(k);
+        int* dst       = d.output.data() + d.scatter(k);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int r) { dst[r] = src[r]; });
+      });
+}
+
 void naive_expand(const Case& c) {
   const Case d = c;
   Kokkos::parallel_for(
@@ -199,6 +220,7 @@ enum class Row {
   device_copy,
   interval_move,
   interval_move_checked,
+  team_per_interval,
   cub_batched_copy,
   naive_move,
   interval_expand,
@@ -217,6 +239,8 @@ const char* row_name(Row r) {
       return "cub_batched_copy";
     case Row::naive_move:
       return "naive_move";
+    case Row::team_per_interval:
+      return "team_per_interval";
     case Row::interval_expand:
       return "interval_expand";
     case Row::naive_expand:
@@ -246,6 +270,9 @@ void call(Row row, const std::string& name, const Case& c) {
       break;
     case Row::naive_move:
       naive_move(c);
+      break;
+    case Row::team_per_interval:
+      team_per_interval(c);
       break;
     case Row::interval_expand:
       tessera::interval_expand(Space(), c.total, c.offsets, c.gather, c.output, unchecked);
@@ -296,8 +323,9 @@ void run(benchmark::State& state, const std::string& name, Row row) {
 
 const bool registered = [] {
   for (const std::string& name : case_names) {
-    for (Row row : {Row::device_copy, Row::cub_batched_copy, Row::naive_move, Row::interval_move,
-                    Row::interval_move_checked, Row::naive_expand, Row::interval_expand}) {
+    for (Row row : {Row::device_copy, Row::cub_batched_copy, Row::naive_move,
+                    Row::team_per_interval, Row::interval_move, Row::interval_move_checked,
+                    Row::naive_expand, Row::interval_expand}) {
 #ifndef TESSERA_BENCH_CUB
       if (row == Row::cub_batched_copy) continue;
 #endif

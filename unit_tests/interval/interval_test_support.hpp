@@ -52,6 +52,11 @@ T value_of(int k) {
   }
 }
 
+/// The names of the distributions of make_counts.
+inline std::vector<std::string> count_kinds() {
+  return {"uniform", "zeros", "one_huge", "power_law", "alternating", "sparse"};
+}
+
 /// The distributions of counts the primitives must balance.
 inline std::vector<int> make_counts(const std::string& kind, int n, unsigned seed) {
   std::mt19937 gen(seed);
@@ -60,6 +65,7 @@ inline std::vector<int> make_counts(const std::string& kind, int n, unsigned see
     if (kind == "uniform") c[k] = std::uniform_int_distribution<int>(0, 8)(gen);
     if (kind == "one_huge") c[k] = k == n / 2 ? 100003 : 0;
     if (kind == "alternating") c[k] = k % 2 == 0 ? 0 : 4099;
+    if (kind == "sparse") c[k] = k % 2003 == 1000 ? 1 + k % 37 : 0;  // runs of 2002 zeros
     if (kind == "power_law") {  // P(c > x) ~ x^-1.2, capped at 1e5
       const double u = std::uniform_real_distribution<double>(1e-6, 1)(gen);
       c[k]           = static_cast<int>(std::min(1e5, std::pow(u, -1 / 1.2) - 1));

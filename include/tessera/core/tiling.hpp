@@ -38,12 +38,13 @@ struct IntervalTile {
   int items_per_team;  ///< output items + intervals per team (a multiple of team_size)
 };
 
-/// Default interval tile: on GPUs 128 threads with 8 items each (the moderngpu NT = 128, VT = 8
-/// tuning), on host backends one thread with 4096 items.
+/// Default interval tile: on GPUs 256 threads and 2048 entries (8 per thread; measured on an
+/// H100 against 128 x 1024, moderngpu's NT = 128, VT = 8, and 128 x 2048: see perf/README.md),
+/// on host backends one thread with 4096.
 template <class ExecSpace>
 IntervalTile default_interval_tile() {
   if constexpr (is_device_space<ExecSpace>) {
-    return {128, 1024};
+    return {256, 2048};
   } else {
     return {1, 4096};
   }

@@ -16,15 +16,15 @@
 namespace tessera {
 namespace Impl {
 
-/// Item operation of the moves: item i of interval k (offsets[k] <= i < offsets[k + 1]) goes
-/// from input[gather[k] + i - offsets[k]] to output[scatter[k] + i - offsets[k]]. Each team
-/// stages the two shifts of its intervals once. Ranges outside the sequences (possible only
-/// when IntervalOptions::check is off) are neither read nor written.
+/// Item operation of the moves: the r-th item of interval k goes from input[gather[k] + r] to
+/// output[scatter[k] + r]. Each team stages its intervals' two starts once, in their own
+/// integer types. Ranges outside the sequences (possible only when IntervalOptions::check is
+/// off) are neither read nor written.
 template <class Gather, class Scatter, class Input, class Output>
 struct MoveItems {
   struct staged_type {
-    std::int64_t source;       ///< gather[k] - offsets[k]
-    std::int64_t destination;  ///< scatter[k] - offsets[k]
+    sequence_value_t<Gather> source;
+    sequence_value_t<Scatter> destination;
   };
   using value_type = typename Output::non_const_value_type;
   Gather gather;
@@ -33,17 +33,14 @@ struct MoveItems {
   Output output;
   std::uint64_t input_extent, output_extent;
 
-  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k, std::int64_t start) const {
-    return {static_cast<std::int64_t>(gather(k)) - start,
-            static_cast<std::int64_t>(scatter(k)) - start};
-  }
-  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t i, const staged_type& s) const {
-    const std::int64_t j = s.source + i;
+  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k) const { return {gather(k), scatter(k)}; }
+  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t, std::int64_t r, const staged_type& s) const {
+    const std::int64_t j = static_cast<std::int64_t>(s.source) + r;
     return static_cast<std::uint64_t>(j) < input_extent ? value_type(input(j)) : value_type{};
   }
-  KOKKOS_INLINE_FUNCTION void store(std::int64_t i, const staged_type& s,
+  KOKKOS_INLINE_FUNCTION void store(std::int64_t, std::int64_t r, const staged_type& s,
                                     const value_type& v) const {
-    const std::int64_t j = s.destination + i;
+    const std::int64_t j = static_cast<std::int64_t>(s.destination) + r;
     if (static_cast<std::uint64_t>(j) < output_extent) output(j) = v;
   }
 };

@@ -21,11 +21,13 @@ struct StoreOwner {
   using staged_type = typename Owner::non_const_value_type;
   using value_type  = staged_type;
   Owner owner;
-  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k, std::int64_t) const {
+  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k) const {
     return static_cast<staged_type>(k);
   }
-  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t, staged_type k) const { return k; }
-  KOKKOS_INLINE_FUNCTION void store(std::int64_t i, staged_type, value_type k) const {
+  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t, std::int64_t, staged_type k) const {
+    return k;
+  }
+  KOKKOS_INLINE_FUNCTION void store(std::int64_t i, std::int64_t, staged_type, value_type k) const {
     owner(i) = k;
   }
 };

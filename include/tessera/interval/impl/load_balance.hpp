@@ -11,11 +11,11 @@
 //
 // A primitive describes its per-interval and per-item work with an item operation:
 //   using staged_type, value_type;
-//   staged_type stage(k, start)      what the team keeps in scratch for interval k starting at
-//                                    item `start` (read once per interval: a value to expand,
-//                                    the source and destination of a copy, ...);
-//   value_type load(i, staged)       the value of item i;
-//   void store(i, staged, value)     where it goes.
+//   staged_type stage(k)             what the team keeps in scratch for interval k, read once
+//                                    per interval (a value to expand, the source and
+//                                    destination starts of a copy, ...);
+//   value_type load(i, r, staged)    the value of item i, the r-th item of its interval;
+//   void store(i, r, staged, value)  where it goes.
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
@@ -24,7 +24,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <climits>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace tessera {
@@ -48,18 +50,34 @@ KOKKOS_INLINE_FUNCTION std::int64_t merge_path_items(const Offsets& offsets, std
   return lo;
 }
 
-/// items[t] = the items before team t's piece of the merged sequence, t in [0, teams].
-template <class Offsets, class Items>
+/// One team's piece of the merged sequence: items [a0, a0 + items) and offsets [b0, b0 + m).
+struct TeamPiece {
+  int a0, items, b0, m;
+};
+
+/// pieces[t] = team t's piece: the merge path cut at t * per_team and (t + 1) * per_team. The
+/// clamps only matter for offsets that IntervalOptions::check would reject: they keep every
+/// piece inside the items, the offsets and one team's scratch arrays.
+template <class Offsets, class Pieces>
 struct MergePathPartition {
   Offsets offsets;
-  Items items;
+  Pieces pieces;
   std::int64_t total, n, per_team;
+  KOKKOS_INLINE_FUNCTION static std::int64_t clamp(std::int64_t v, std::int64_t lo,
+                                                   std::int64_t hi) {
+    return v < lo ? lo : (v > hi ? hi : v);
+  }
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
-    const std::int64_t end  = total + n;
-    const std::int64_t diag = static_cast<std::int64_t>(t) * per_team < end
-                                  ? static_cast<std::int64_t>(t) * per_team
-                                  : end;
-    items(t)                = merge_path_items(offsets, total, n, diag);
+    const std::int64_t end = total + n;
+    const std::int64_t d0  = clamp(static_cast<std::int64_t>(t) * per_team, 0, end);
+    const std::int64_t d1  = clamp(d0 + per_team, 0, end);
+    const std::int64_t a0  = merge_path_items(offsets, total, n, d0);
+    const std::int64_t a1  = merge_path_items(offsets, total, n, d1);
+    const std::int64_t b0  = clamp(d0 - a0, 0, n);
+    const std::int64_t b1  = clamp(d1 - a1, b0, n);
+    const std::int64_t k   = clamp(a1 - a0, 0, per_team);
+    pieces(t) = TeamPiece{static_cast<int>(a0), static_cast<int>(k), static_cast<int>(b0),
+                          static_cast<int>(clamp(b1 - b0, 0, per_team - k))};
   }
 };
 
@@ -73,10 +91,11 @@ inline constexpr int interval_items_per_thread = 8;
 /// Three phases per team (moderngpu's CTALoadBalance): (1) the offsets and staged data of the
 /// team's intervals go to scratch; (2) each thread walks V consecutive entries of the team's
 /// piece of the merge path (one binary search for its start, then one comparison per entry)
-/// and writes the owner of each item it passes to scratch; (3) each thread takes V items
-/// strided by the team size, so that a warp touches consecutive items, reads their owners and
-/// staged data from scratch, issues the V loads, then the V stores.
-template <class ExecSpace, class Offsets, class Items, class ItemOp>
+/// and writes the owner of each item it passes to scratch (skipped when the team lies inside
+/// one interval); (3) each thread takes V items strided by the team size, so that a warp
+/// touches consecutive items, reads their owners and staged data from scratch, issues the V
+/// loads, then the V stores.
+template <class ExecSpace, class Offsets, class Pieces, class ItemOp>
 struct LoadBalancedItems {
   using Staged       = typename ItemOp::staged_type;
   using Value        = typename ItemOp::value_type;
@@ -87,9 +106,8 @@ struct LoadBalancedItems {
   static constexpr int V = interval_items_per_thread;
 
   Offsets offsets;
-  Items items;
+  Pieces pieces;
   ItemOp op;
-  std::int64_t total, n;
   int per_team;
 
   /// Scratch bytes per team: offsets and staged data of up to per_team + 1 intervals, and the
@@ -99,65 +117,56 @@ struct LoadBalancedItems {
            ScratchArray<Staged>::shmem_size(per_team + 1) + ScratchArray<int>::shmem_size(per_team);
   }
 
-  KOKKOS_INLINE_FUNCTION static std::int64_t clamp(std::int64_t v, std::int64_t lo,
-                                                   std::int64_t hi) {
-    return v < lo ? lo : (v > hi ? hi : v);
+  /// Rank of local item q in the interval that starts at local item `first` (exact in 32-bit
+  /// unsigned arithmetic for valid offsets, where it is below 2^31).
+  KOKKOS_INLINE_FUNCTION static std::int64_t rank(int q, int first) {
+    return static_cast<std::int64_t>(static_cast<unsigned>(q) - static_cast<unsigned>(first));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const int t            = team.league_rank();
-    const std::int64_t end = total + n;
-    const std::int64_t d0  = static_cast<std::int64_t>(t) * per_team;
-    const std::int64_t d1  = d0 + per_team < end ? d0 + per_team : end;
-    const std::int64_t a0 = items(t), a1 = items(t + 1);
-    // The team's piece: items [a0, a1) and offsets [b0, b1). Staged intervals [first, b1): the
-    // owner of the first item (b0 - 1) and those that start in the piece. The clamps only
-    // matter for offsets that IntervalOptions::check would reject: they keep every access
-    // inside the scratch arrays and the offsets.
-    const std::int64_t b0 = clamp(d0 - a0, 0, n);
-    const std::int64_t b1 = clamp(d1 - a1, b0, n);
-    const int shift       = b0 > 0 ? 1 : 0;  // staged index of offsets[b0]
-    const int item_count  = static_cast<int>(clamp(a1 - a0, 0, per_team));
-    const int m           = static_cast<int>(clamp(b1 - b0, 0, per_team - item_count));
-    const int count       = m + shift;
-    // offsets - a0 clamped to [0, per_team]: compared with local item indices in [0, per_team)
+    const TeamPiece piece = pieces(team.league_rank());
+    const int a0 = piece.a0, item_count = piece.items, b0 = piece.b0, m = piece.m;
+    // Staged intervals: the owner of the team's first item (b0 - 1; interval 0 again when
+    // b0 = 0, so that no owner is ever negative) at index 0, then the m that start in the
+    // piece.
+    const int count = m + 1;
+    // offsets - a0, clamped to [INT_MIN, per_team] (valid offsets never are): compared with
+    // the local item indices q in [0, per_team); q - start is the item's rank in its interval
     ScratchArray<int> start(team.team_scratch(0), per_team + 1);
     ScratchArray<Staged> staged(team.team_scratch(0), per_team + 1);
     ScratchArray<int> owner(team.team_scratch(0), per_team);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int q) {
-      const std::int64_t k     = b0 - shift + q;
-      const std::int64_t first = static_cast<std::int64_t>(offsets(k));
-      start(q)                 = static_cast<int>(clamp(first - a0, 0, per_team));
-      staged(q)                = op.stage(k, first);
+      const int k          = q > 0 ? b0 + q - 1 : (b0 > 0 ? b0 - 1 : 0);
+      const std::int64_t s = static_cast<std::int64_t>(offsets(k)) - a0;
+      start(q)  = static_cast<int>(s < INT_MIN ? INT_MIN : (s > per_team ? per_team : s));
+      staged(q) = op.stage(k);
     });
     team.team_barrier();
     const int threads = team.team_size();
     // m == 0: the whole piece lies in one interval, staged(0); no owners to find
     if (m > 0) {
-      const int* next = start.data() + shift;  // the piece's offsets, m of them
-      const int piece = item_count + m;
+      const int* next = start.data() + 1;  // the piece's offsets, m of them
+      const int size  = item_count + m;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int tid) {
-        for (int diag = tid * V; diag < piece; diag += threads * V) {
+        for (int diag = tid * V; diag < size; diag += threads * V) {
           // items among the first diag entries of the piece (an offset before an equal item)
           int lo = diag - m > 0 ? diag - m : 0, hi = diag < item_count ? diag : item_count;
           while (lo < hi) {
-            const int mid = (lo + hi) / 2;
-            if (mid < next[diag - 1 - mid]) {
-              lo = mid + 1;
-            } else {
-              hi = mid;
-            }
+            const int mid         = (lo + hi) / 2;
+            const bool item_first = mid < next[diag - 1 - mid];
+            lo                    = item_first ? mid + 1 : lo;
+            hi                    = item_first ? hi : mid;
           }
+          // walk: take the item if it comes before the next offset, else pass the offset
           int qi = lo, qo = diag - lo;
+          const int steps = size - diag < V ? size - diag : V;
           TESSERA_UNROLL_FULL
           for (int e = 0; e < V; ++e) {
-            if (diag + e < piece) {
-              if (qi < item_count && (qo >= m || qi < next[qo])) {
-                owner(qi++) = qo + shift - 1 > 0 ? qo + shift - 1 : 0;
-              } else {
-                ++qo;
-              }
-            }
+            const int bound = qo < m ? next[qo] : per_team;
+            const bool item = e < steps && qi < item_count && qi < bound;
+            if (item) owner(qi) = qo;  // staged index of the last offset passed
+            qi += item ? 1 : 0;
+            qo += e < steps && !item ? 1 : 0;
           }
         }
       });
@@ -165,20 +174,21 @@ struct LoadBalancedItems {
     }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int tid) {
       for (int base = 0; base < item_count; base += threads * V) {
-        Staged own[V];
+        int own[V];
         Value value[V];
         TESSERA_UNROLL_FULL
         for (int j = 0; j < V; ++j) {
           const int q = base + j * threads + tid;
           if (q < item_count) {
-            own[j]   = staged(m > 0 ? owner(q) : 0);
-            value[j] = op.load(a0 + q, own[j]);
+            own[j]   = m > 0 ? owner(q) : 0;
+            value[j] = op.load(std::int64_t(a0) + q, rank(q, start(own[j])), staged(own[j]));
           }
         }
         TESSERA_UNROLL_FULL
         for (int j = 0; j < V; ++j) {
           const int q = base + j * threads + tid;
-          if (q < item_count) op.store(a0 + q, own[j], value[j]);
+          if (q < item_count)
+            op.store(std::int64_t(a0) + q, rank(q, start(own[j])), staged(own[j]), value[j]);
         }
       }
     });
@@ -187,7 +197,7 @@ struct LoadBalancedItems {
 
 /// Runs op (an item operation, see above) over every item i in [0, total) and its owner k
 /// (offsets[k] <= i < offsets[k + 1]). The caller validates total (at most 2^31 - 1) and, unless
-/// told not to, the offsets. Allocates teams + 1 integers.
+/// told not to, the offsets. Allocates 16 bytes per team.
 template <class ExecSpace, class Offsets, class ItemOp>
 void for_each_item_with_owner(const ExecSpace& space, const std::string& label, std::int64_t total,
                               const Offsets& offsets, const ItemOp& op) {
@@ -196,17 +206,17 @@ void for_each_item_with_owner(const ExecSpace& space, const std::string& label, 
   const IntervalTile tile  = default_interval_tile<ExecSpace>();
   const std::int64_t per   = tile.items_per_team;
   const std::int64_t teams = (total + n + per - 1) / per;
-  using Items              = Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>;
-  const Items items(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                       std::string("tessera::interval::merge_path")),
-                    teams + 1);
+  using Pieces             = Kokkos::View<TeamPiece*, typename ExecSpace::memory_space>;
+  const Pieces pieces(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                         std::string("tessera::interval::team_pieces")),
+                      teams);
   Kokkos::parallel_for("tessera::interval::merge_path_partition",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(teams + 1)),
-                       MergePathPartition<Offsets, Items>{offsets, items, total, n, per});
-  using Kernel = LoadBalancedItems<ExecSpace, Offsets, Items, ItemOp>;
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(teams)),
+                       MergePathPartition<Offsets, Pieces>{offsets, pieces, total, n, per});
+  using Kernel = LoadBalancedItems<ExecSpace, Offsets, Pieces, ItemOp>;
   Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), tile.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_size(tile.items_per_team)));
-  Kokkos::parallel_for(label, policy, Kernel{offsets, items, op, total, n, tile.items_per_team});
+  Kokkos::parallel_for(label, policy, Kernel{offsets, pieces, op, tile.items_per_team});
 }
 
 }  // namespace Impl
