@@ -8,6 +8,8 @@
 //   <case>/interval_move          tessera::interval_move, IntervalOptions::check off
 //   <case>/interval_move_checked  the same with the default checks (one pass over the
 //                                 intervals and a fence)
+//   <case>/interval_gather        tessera::interval_gather of the same sources, packed in order
+//                                 into the output (random reads, sequential writes), check off
 //   <case>/cub_batched_copy       cub::DeviceCopy::Batched on the same moves (CUDA builds only;
 //                                 pointer and size arrays built outside the timing)
 //   <case>/naive_move             a Kokkos RangePolicy kernel, one thread per item, binary
@@ -220,6 +222,7 @@ enum class Row {
   device_copy,
   interval_move,
   interval_move_checked,
+  interval_gather,
   team_per_interval,
   cub_batched_copy,
   naive_move,
@@ -235,6 +238,8 @@ const char* row_name(Row r) {
       return "interval_move";
     case Row::interval_move_checked:
       return "interval_move_checked";
+    case Row::interval_gather:
+      return "interval_gather";
     case Row::cub_batched_copy:
       return "cub_batched_copy";
     case Row::naive_move:
@@ -262,6 +267,9 @@ void call(Row row, const std::string& name, const Case& c) {
       break;
     case Row::interval_move_checked:
       tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output);
+      break;
+    case Row::interval_gather:
+      tessera::interval_gather(Space(), c.total, c.gather, c.offsets, c.input, c.output, unchecked);
       break;
     case Row::cub_batched_copy:
 #ifdef TESSERA_BENCH_CUB
@@ -325,7 +333,7 @@ const bool registered = [] {
   for (const std::string& name : case_names) {
     for (Row row : {Row::device_copy, Row::cub_batched_copy, Row::naive_move,
                     Row::team_per_interval, Row::interval_move, Row::interval_move_checked,
-                    Row::naive_expand, Row::interval_expand}) {
+                    Row::interval_gather, Row::naive_expand, Row::interval_expand}) {
 #ifndef TESSERA_BENCH_CUB
       if (row == Row::cub_batched_copy) continue;
 #endif

@@ -21,11 +21,8 @@ struct ExpandValue {
   Values values;
   Out out;
   KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k) const { return values(k); }
-  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t, std::int64_t, const staged_type& v) const {
-    return v;
-  }
-  KOKKOS_INLINE_FUNCTION void store(std::int64_t i, std::int64_t, const staged_type&,
-                                    const value_type& v) const {
+  KOKKOS_INLINE_FUNCTION value_type load(int, int, const staged_type& v) const { return v; }
+  KOKKOS_INLINE_FUNCTION void store(int i, int, const staged_type&, const value_type& v) const {
     out(i) = v;
   }
 };

@@ -34,12 +34,11 @@ struct MoveItems {
   std::uint64_t input_extent, output_extent;
 
   KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k) const { return {gather(k), scatter(k)}; }
-  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t, std::int64_t r, const staged_type& s) const {
+  KOKKOS_INLINE_FUNCTION value_type load(int, int r, const staged_type& s) const {
     const std::int64_t j = static_cast<std::int64_t>(s.source) + r;
     return static_cast<std::uint64_t>(j) < input_extent ? value_type(input(j)) : value_type{};
   }
-  KOKKOS_INLINE_FUNCTION void store(std::int64_t, std::int64_t r, const staged_type& s,
-                                    const value_type& v) const {
+  KOKKOS_INLINE_FUNCTION void store(int, int r, const staged_type& s, const value_type& v) const {
     const std::int64_t j = static_cast<std::int64_t>(s.destination) + r;
     if (static_cast<std::uint64_t>(j) < output_extent) output(j) = v;
   }

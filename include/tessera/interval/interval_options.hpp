@@ -14,9 +14,9 @@ namespace tessera {
 /// Options of the interval primitives.
 struct IntervalOptions {
   /// Validate the offsets before running (one pass over them and a fence): offsets[0] = 0,
-  /// non-decreasing, offsets[n - 1] <= total. Off, the call neither reads them twice nor
-  /// synchronises, and offsets that break these rules give unspecified owners (never an access
-  /// outside the Views).
+  /// non-decreasing, offsets[n - 1] <= total; for the moves also every source and destination
+  /// range. Off, the call reads the intervals once, and arguments that break these rules give
+  /// unspecified results (never an access outside the Views).
   bool check = true;
   /// interval_move and interval_scatter: also verify that no two intervals write the same
   /// output item (sorts the n destination starts and ends: O(n log n) work, 2n temporary

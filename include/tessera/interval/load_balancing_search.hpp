@@ -24,12 +24,8 @@ struct StoreOwner {
   KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k) const {
     return static_cast<staged_type>(k);
   }
-  KOKKOS_INLINE_FUNCTION value_type load(std::int64_t, std::int64_t, staged_type k) const {
-    return k;
-  }
-  KOKKOS_INLINE_FUNCTION void store(std::int64_t i, std::int64_t, staged_type, value_type k) const {
-    owner(i) = k;
-  }
+  KOKKOS_INLINE_FUNCTION value_type load(int, int, staged_type k) const { return k; }
+  KOKKOS_INLINE_FUNCTION void store(int i, int, staged_type, value_type k) const { owner(i) = k; }
 };
 
 }  // namespace Impl

@@ -14,7 +14,8 @@
 //   staged_type stage(k)             what the team keeps in scratch for interval k, read once
 //                                    per interval (a value to expand, the source and
 //                                    destination starts of a copy, ...);
-//   value_type load(i, r, staged)    the value of item i, the r-th item of its interval;
+//   value_type load(i, r, staged)    the value of item i, the r-th item of its interval (i and
+//                                    r are ints: total is below 2^31);
 //   void store(i, r, staged, value)  where it goes.
 #pragma once
 
@@ -119,8 +120,8 @@ struct LoadBalancedItems {
 
   /// Rank of local item q in the interval that starts at local item `first` (exact in 32-bit
   /// unsigned arithmetic for valid offsets, where it is below 2^31).
-  KOKKOS_INLINE_FUNCTION static std::int64_t rank(int q, int first) {
-    return static_cast<std::int64_t>(static_cast<unsigned>(q) - static_cast<unsigned>(first));
+  KOKKOS_INLINE_FUNCTION static int rank(int q, int first) {
+    return static_cast<int>(static_cast<unsigned>(q) - static_cast<unsigned>(first));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -158,15 +159,19 @@ struct LoadBalancedItems {
             hi                    = item_first ? hi : mid;
           }
           // walk: take the item if it comes before the next offset, else pass the offset
-          int qi = lo, qo = diag - lo;
+          // (bound: the next offset, or past every item once the piece's offsets are passed)
+          int qi = lo, qo = diag - lo, bound = qo < m ? next[qo] : per_team;
           const int steps = size - diag < V ? size - diag : V;
           TESSERA_UNROLL_FULL
           for (int e = 0; e < V; ++e) {
-            const int bound = qo < m ? next[qo] : per_team;
-            const bool item = e < steps && qi < item_count && qi < bound;
-            if (item) owner(qi) = qo;  // staged index of the last offset passed
-            qi += item ? 1 : 0;
-            qo += e < steps && !item ? 1 : 0;
+            if (e < steps) {
+              if (qi < bound) {
+                owner(qi++) = qo;  // staged index of the last offset passed
+              } else {
+                ++qo;
+                bound = qo < m ? next[qo] : per_team;
+              }
+            }
           }
         }
       });
@@ -181,14 +186,13 @@ struct LoadBalancedItems {
           const int q = base + j * threads + tid;
           if (q < item_count) {
             own[j]   = m > 0 ? owner(q) : 0;
-            value[j] = op.load(std::int64_t(a0) + q, rank(q, start(own[j])), staged(own[j]));
+            value[j] = op.load(a0 + q, rank(q, start(own[j])), staged(own[j]));
           }
         }
         TESSERA_UNROLL_FULL
         for (int j = 0; j < V; ++j) {
           const int q = base + j * threads + tid;
-          if (q < item_count)
-            op.store(std::int64_t(a0) + q, rank(q, start(own[j])), staged(own[j]), value[j]);
+          if (q < item_count) op.store(a0 + q, rank(q, start(own[j])), staged(own[j]), value[j]);
         }
       }
     });
