@@ -173,6 +173,29 @@ TYPED_TEST(IntervalMove, MatchesHostLoop) {
   check_distributions<TypeParam, Vec3>();
 }
 
+// Counting sequences as gather and scatter (of two integer types): interval k reads item 3 + k
+// of a 64-bit input and writes item k.
+TYPED_TEST(IntervalMove, CountingSequenceStarts) {
+  using Space                   = TypeParam;
+  const std::vector<int> counts = {1, 0, 1, 1, 0, 1, 1};
+  std::int64_t total            = 0;
+  const auto offsets            = scan<Space>(counts, total);
+  std::vector<std::int64_t> input(12), expected(9, -1);
+  for (int j = 0; j < 12; ++j)
+    input[j] = 1000 + j;
+  for (int k = 0; k < static_cast<int>(counts.size()); ++k) {
+    if (counts[k] == 1) expected[k] = input[3 + k];
+  }
+  Kokkos::View<std::int64_t*, typename Space::memory_space> out("out", 9);
+  Kokkos::deep_copy(out, -1);
+  tessera::IntervalOptions all_checks;
+  all_checks.check_overlap = true;
+  tessera::interval_move(Space(), total, tessera::counting_sequence(3),
+                         tessera::counting_sequence<std::int64_t>(0), offsets,
+                         device_view<std::int64_t, Space>(input), out, all_checks);
+  EXPECT_EQ(host_vector(out), expected);
+}
+
 // Ranges outside the input or output, sequences of the wrong length and an output that shares
 // memory with the input are errors; nothing is written.
 TYPED_TEST(IntervalMove, RejectsBadRanges) {
