@@ -2,9 +2,12 @@
 // distributions the primitives must balance.
 #pragma once
 
+#include <tessera/interval/exclusive_scan.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <random>
 #include <string>
@@ -29,6 +32,15 @@ template <class View>
 std::vector<typename View::non_const_value_type> host_vector(const View& v) {
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
   return std::vector<typename View::non_const_value_type>(h.data(), h.data() + h.extent(0));
+}
+
+/// The offsets of counts on the device (exclusive_scan); total receives their sum.
+template <class Space>
+Kokkos::View<int*, typename Space::memory_space> scan_counts(const std::vector<int>& counts,
+                                                             std::int64_t& total) {
+  Kokkos::View<int*, typename Space::memory_space> offsets("offsets", counts.size());
+  total = tessera::exclusive_scan(Space(), device_view<int, Space>(counts), offsets);
+  return offsets;
 }
 
 /// The counts of the seed's IntervalExpand demonstration (moderngpu's demo.cu).

@@ -6,7 +6,6 @@
 #include "execution_spaces.hpp"
 #include "interval/interval_test_support.hpp"
 
-#include <tessera/interval/exclusive_scan.hpp>
 #include <tessera/interval/interval_move.hpp>
 
 #include <gtest/gtest.h>
@@ -32,14 +31,6 @@ template <class Space>
 class IntervalMove : public ::testing::Test {};
 TYPED_TEST_SUITE(IntervalMove, tessera_test::ExecutionSpaces);
 
-template <class Space>
-Kokkos::View<int*, typename Space::memory_space> scan(const std::vector<int>& counts,
-                                                      std::int64_t& total) {
-  Kokkos::View<int*, typename Space::memory_space> offsets("offsets", counts.size());
-  total = tessera::exclusive_scan(Space(), device_view<int, Space>(counts), offsets);
-  return offsets;
-}
-
 // The seed's IntervalMove demonstration: 20 moves of a counting sequence, its printed result.
 TYPED_TEST(IntervalMove, SeedDemonstration) {
   using Space                    = TypeParam;
@@ -55,7 +46,7 @@ TYPED_TEST(IntervalMove, SeedDemonstration) {
         34, 62, 63, 64, 65, 66, 47, 48, 49, 50, 51, 24, 25, 26, 27, 28, 13, 14, 15, 16,
         86, 87, 88, 89, 90, 91, 92, 93, 94, 52, 53, 54, 55, 56, 57, 58, 59, 0,  1,  17};
   std::int64_t total = 0;
-  const auto offsets = scan<Space>(counts, total);
+  const auto offsets = tessera_test::scan_counts<Space>(counts, total);
   ASSERT_EQ(total, 100);
   tessera::IntervalOptions all_checks;
   all_checks.check_overlap = true;
@@ -143,7 +134,7 @@ void check_distributions() {
         }
       }
       std::int64_t total      = 0;
-      const auto offsets      = scan<Space>(counts, total);
+      const auto offsets      = tessera_test::scan_counts<Space>(counts, total);
       const auto in           = device_view<T, Space>(input);
       const auto gather       = device_view<int, Space>(m.gather),
                  scatter      = device_view<int, Space>(m.scatter);
@@ -179,7 +170,7 @@ TYPED_TEST(IntervalMove, CountingSequenceStarts) {
   using Space                   = TypeParam;
   const std::vector<int> counts = {1, 0, 1, 1, 0, 1, 1};
   std::int64_t total            = 0;
-  const auto offsets            = scan<Space>(counts, total);
+  const auto offsets            = tessera_test::scan_counts<Space>(counts, total);
   std::vector<std::int64_t> input(12), expected(9, -1);
   for (int j = 0; j < 12; ++j)
     input[j] = 1000 + j;

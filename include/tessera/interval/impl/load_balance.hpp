@@ -33,6 +33,11 @@
 namespace tessera {
 namespace Impl {
 
+/// v limited to [lo, hi].
+KOKKOS_INLINE_FUNCTION std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
 /// How many of the first diag entries of the merged sequence are items (the others are
 /// offsets): a binary search along the cross diagonal, moderngpu's MergePath with upper bounds.
 template <class Offsets>
@@ -64,10 +69,6 @@ struct MergePathPartition {
   Offsets offsets;
   Pieces pieces;
   std::int64_t total, n, per_team;
-  KOKKOS_INLINE_FUNCTION static std::int64_t clamp(std::int64_t v, std::int64_t lo,
-                                                   std::int64_t hi) {
-    return v < lo ? lo : (v > hi ? hi : v);
-  }
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
     const std::int64_t end = total + n;
     const std::int64_t d0  = clamp(static_cast<std::int64_t>(t) * per_team, 0, end);
@@ -138,8 +139,8 @@ struct LoadBalancedItems {
     ScratchArray<int> owner(team.team_scratch(0), per_team);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int q) {
       const int k          = q > 0 ? b0 + q - 1 : (b0 > 0 ? b0 - 1 : 0);
-      const std::int64_t s = static_cast<std::int64_t>(offsets(k)) - a0;
-      start(q)  = static_cast<int>(s < INT_MIN ? INT_MIN : (s > per_team ? per_team : s));
+      start(q) =
+          static_cast<int>(clamp(static_cast<std::int64_t>(offsets(k)) - a0, INT_MIN, per_team));
       staged(q) = op.stage(k);
     });
     team.team_barrier();
