@@ -19,6 +19,9 @@
 //                                 counts are similar, unbalanced otherwise)
 //   <case>/interval_expand        tessera::interval_expand of n int32 values, check off
 //   <case>/naive_expand           the same with the naive search
+//   <case>/interval_move/tile_TxE, <case>/interval_expand/tile_TxE
+//                                 the same two rows with IntervalOptions::tile = {T, E} (T
+//                                 threads per team, E merge-path entries per team)
 // Counters: GB_per_s = (items read + items written) * 4 bytes / s, the data only, as for the
 // device copy; GB_per_s_all adds the interval metadata the call must read (offsets, gather,
 // scatter or values: 4 bytes each per interval); x_copy, x_cub, x_naive: this row's time
@@ -51,6 +54,12 @@ using Indices = Kokkos::View<int*, Mem>;
 
 constexpr bool on_device                  = tessera::Impl::is_device_space<Space>;
 const int items                           = on_device ? 1 << 27 : 1 << 22;
+/// Tiles (IntervalOptions::tile) measured besides the default, for interval_move and
+/// interval_expand.
+const std::vector<tessera::IntervalTile> other_tiles =
+    on_device
+        ? std::vector<tessera::IntervalTile>{{128, 1024}, {128, 2048}, {256, 4096}, {512, 4096}}
+        : std::vector<tessera::IntervalTile>{{1, 1024}, {1, 16384}};
 const std::vector<std::string> case_names = {"uniform_mean4", "uniform_mean32", "uniform_mean256",
                                              "uniform_mean4096", "power_law_mean32"};
 
@@ -254,9 +263,10 @@ const char* row_name(Row r) {
   return "";
 }
 
-void call(Row row, const std::string& name, const Case& c) {
+void call(Row row, const std::string& name, const Case& c, const tessera::IntervalTile& tile) {
   tessera::IntervalOptions unchecked;
   unchecked.check = false;
+  unchecked.tile  = tile;
   switch (row) {
     case Row::device_copy:
       Kokkos::deep_copy(Space(), c.output, c.input);
@@ -296,21 +306,29 @@ std::map<std::string, double>& seconds_of() {
   return s;
 }
 
-void run(benchmark::State& state, const std::string& name, Row row) {
+/// The row's name: the row, and the tile unless it is the default.
+std::string row_label(Row row, const tessera::IntervalTile& tile) {
+  if (tile.team_size == 0 && tile.items_per_team == 0) return row_name(row);
+  return std::string(row_name(row)) + "/tile_" + std::to_string(tile.team_size) + "x" +
+         std::to_string(tile.items_per_team);
+}
+
+void run(benchmark::State& state, const std::string& name, Row row,
+         const tessera::IntervalTile& tile) {
   const Case& c = get_case(name);
-  call(row, name, c);  // warm-up
+  call(row, name, c, tile);  // warm-up
   Kokkos::fence();
   double sum = 0;
   for (auto _ : state) {
     Kokkos::Timer timer;
-    call(row, name, c);
+    call(row, name, c, tile);
     Kokkos::fence();
     const double t = timer.seconds();
     state.SetIterationTime(t);
     sum += t;
   }
   const double seconds                     = sum / static_cast<double>(state.iterations());
-  seconds_of()[name + "/" + row_name(row)] = seconds;
+  seconds_of()[name + "/" + row_label(row, tile)] = seconds;
   const bool expand              = row == Row::interval_expand || row == Row::naive_expand;
   const double data              = expand ? 4.0 * (c.total + c.n) : 8.0 * c.total;
   const double metadata          = row == Row::device_copy ? 0 : (expand ? 4.0 : 12.0) * c.n;
@@ -338,9 +356,18 @@ const bool registered = [] {
       if (row == Row::cub_batched_copy) continue;
 #endif
       benchmark::RegisterBenchmark((name + "/" + row_name(row)).c_str(),
-                                   [name, row](benchmark::State& s) { run(s, name, row); })
+                                   [name, row](benchmark::State& s) { run(s, name, row, {}); })
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
+    }
+    for (const tessera::IntervalTile& tile : other_tiles) {
+      for (Row row : {Row::interval_move, Row::interval_expand}) {
+        benchmark::RegisterBenchmark(
+            (name + "/" + row_label(row, tile)).c_str(),
+            [name, row, tile](benchmark::State& s) { run(s, name, row, tile); })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
     }
   }
   return true;

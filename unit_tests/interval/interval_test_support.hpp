@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tessera/interval/exclusive_scan.hpp>
+#include <tessera/interval/interval_options.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -31,7 +32,10 @@ Kokkos::View<T*, typename Space::memory_space> device_view(const std::vector<T>&
 template <class View>
 std::vector<typename View::non_const_value_type> host_vector(const View& v) {
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-  return std::vector<typename View::non_const_value_type>(h.data(), h.data() + h.extent(0));
+  std::vector<typename View::non_const_value_type> out(h.extent(0));
+  for (std::size_t k = 0; k < out.size(); ++k)
+    out[k] = h(k);  // any layout
+  return out;
 }
 
 /// The offsets of counts on the device (exclusive_scan); total receives their sum.
@@ -54,11 +58,30 @@ struct Vec3 {
   bool operator==(const Vec3& o) const { return x == o.x && y == o.y && z == o.z; }
 };
 
-/// A distinct value of type T for every k.
+/// An 8-byte value aligned to 4 bytes (16-byte stores only where the output happens to be
+/// 8-byte aligned).
+struct IntPair {
+  std::int32_t a, b;
+  bool operator==(const IntPair& o) const { return a == o.a && b == o.b; }
+};
+
+/// A 32-byte value (GPU tiles shrink to fit its staged copies in shared memory).
+struct Wide {
+  double v[4];
+  bool operator==(const Wide& o) const {
+    return v[0] == o.v[0] && v[1] == o.v[1] && v[2] == o.v[2] && v[3] == o.v[3];
+  }
+};
+
+/// A distinct value of type T for every k (modulo T's range).
 template <class T>
 T value_of(int k) {
   if constexpr (std::is_same_v<T, Vec3>) {
     return {float(k), -0.5f * float(k), float(k % 7)};
+  } else if constexpr (std::is_same_v<T, IntPair>) {
+    return {k, -3 * k};
+  } else if constexpr (std::is_same_v<T, Wide>) {
+    return {{double(k), 0.25 * k, -double(k), 1.0 / (k + 2)}};
   } else {
     return static_cast<T>(k) * T(3) + T(1) / T(2);
   }
@@ -84,6 +107,45 @@ inline std::vector<int> make_counts(const std::string& kind, int n, unsigned see
     }
   }
   return c;
+}
+
+/// A team kernel that does nothing (to ask a backend for its largest team).
+template <class Space>
+struct NoTeamWork {
+  KOKKOS_INLINE_FUNCTION void operator()(
+      const typename Kokkos::TeamPolicy<Space>::member_type&) const {}
+};
+
+/// One tile and one number of intervals to test.
+struct TileCase {
+  tessera::IntervalTile tile;
+  int n;
+};
+
+/// The default tile with every size of `sizes`, then tiles far smaller than the default (many
+/// teams, pieces cut inside and between intervals; with team sizes > 1 where the backend runs
+/// them) with sizes 1, 13 and 211.
+template <class Space>
+std::vector<TileCase> tile_cases(const std::vector<int>& sizes) {
+  std::vector<TileCase> cases;
+  for (const int n : sizes)
+    cases.push_back({{}, n});
+  const int team_max = Kokkos::TeamPolicy<Space>(Space(), 1, 1)
+                           .team_size_max(NoTeamWork<Space>{}, Kokkos::ParallelForTag());
+  const std::vector<tessera::IntervalTile> small = {{1, 1},    {1, 7},      {1, 64},  {4, 24},
+                                                    {32, 250}, {256, 2048}, {64, 100}};
+  for (const tessera::IntervalTile& tile : small) {
+    if (tile.team_size > team_max) continue;
+    for (const int n : {1, 13, 211})
+      cases.push_back({tile, n});
+  }
+  return cases;
+}
+
+/// "tile T x E, n = N" for failure messages.
+inline std::string describe(const TileCase& c) {
+  return "tile " + std::to_string(c.tile.team_size) + " x " +
+         std::to_string(c.tile.items_per_team) + ", n = " + std::to_string(c.n);
 }
 
 }  // namespace tessera_test

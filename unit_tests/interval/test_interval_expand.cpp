@@ -1,6 +1,7 @@
 // interval_expand against a direct host loop: the seed's demonstration exactly; random, all-zero,
-// one-huge, power-law and alternating counts; sizes 0, 1 and primes; int, double and a 12-byte
-// struct; bad extents rejected before any write.
+// one-huge, power-law and alternating counts; sizes 0, 1 and primes; default and small tiles;
+// int, short, double, 12- and 32-byte structs; outputs at any alignment or strided; bad extents
+// and tiles rejected before any write.
 #include "execution_spaces.hpp"
 #include "interval/interval_test_support.hpp"
 
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,23 +48,37 @@ TYPED_TEST(IntervalExpand, SeedDemonstration) {
   EXPECT_EQ(host_vector(out), expanded);
 }
 
+/// interval_expand of value_of(k) repeated counts[k] times into out (of extent the total) with
+/// the tile, against the host loop.
+template <class Space, class T, class Out>
+void expand_and_check(const std::vector<int>& counts, const Out& out,
+                      const tessera::IntervalTile& tile, const std::string& where) {
+  std::vector<T> values(counts.size()), expected;
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    values[k] = value_of<T>(static_cast<int>(k));
+    expected.insert(expected.end(), counts[k], values[k]);
+  }
+  std::int64_t total = 0;
+  const auto offsets = tessera_test::scan_counts<Space>(counts, total);
+  ASSERT_EQ(out.extent(0), expected.size()) << where;
+  tessera::IntervalOptions options;
+  options.tile = tile;
+  tessera::interval_expand(Space(), total, offsets, device_view<T, Space>(values), out, options);
+  EXPECT_TRUE(host_vector(out) == expected) << where;
+}
+
+/// The sum of counts.
+inline std::size_t sum_of(const std::vector<int>& counts) {
+  return std::accumulate(counts.begin(), counts.end(), std::size_t{0});
+}
+
 template <class Space, class T>
 void check_distributions() {
-  using Mem = typename Space::memory_space;
   for (const std::string& kind : tessera_test::count_kinds()) {
-    for (const int n : {0, 1, 13, 1009, 4001}) {
-      const std::vector<int> counts = make_counts(kind, n, 29 + n);
-      std::vector<T> values(n), expected;
-      for (int k = 0; k < n; ++k) {
-        values[k] = value_of<T>(k);
-        expected.insert(expected.end(), counts[k], values[k]);
-      }
-      std::int64_t total = 0;
-      const auto offsets = tessera_test::scan_counts<Space>(counts, total);
-      ASSERT_EQ(total, static_cast<std::int64_t>(expected.size()));
-      Kokkos::View<T*, Mem> out("out", total);
-      tessera::interval_expand(Space(), total, offsets, device_view<T, Space>(values), out);
-      EXPECT_TRUE(host_vector(out) == expected) << kind << ", n = " << n;
+    for (const auto& c : tessera_test::tile_cases<Space>({0, 1, 13, 1009, 4001})) {
+      const std::vector<int> counts = make_counts(kind, c.n, 29 + c.n);
+      Kokkos::View<T*, typename Space::memory_space> out("out", sum_of(counts));
+      expand_and_check<Space, T>(counts, out, c.tile, kind + ", " + tessera_test::describe(c));
     }
   }
 }
@@ -71,6 +87,72 @@ TYPED_TEST(IntervalExpand, MatchesHostLoop) {
   check_distributions<TypeParam, int>();
   check_distributions<TypeParam, double>();
   check_distributions<TypeParam, Vec3>();
+  check_distributions<TypeParam, short>();
+  check_distributions<TypeParam, tessera_test::Wide>();
+}
+
+/// Outputs that start at every item of a 16-byte line (the 16-byte stores shift to the output's
+/// alignment), a strided output and one misaligned for its type (stored item by item).
+template <class Space, class T>
+void check_outputs() {
+  using Mem                     = typename Space::memory_space;
+  const std::vector<int> counts = make_counts("uniform", 1009, 5);
+  const std::size_t total       = sum_of(counts);
+  for (const tessera::IntervalTile tile : {tessera::IntervalTile{}, tessera::IntervalTile{1, 7}}) {
+    const std::string in_tile = ", tile " + std::to_string(tile.items_per_team);
+    Kokkos::View<T*, Mem> line("line", total + 16);
+    for (std::size_t first = 0; first < 16 / sizeof(T) + 1; ++first) {
+      const auto out = Kokkos::subview(line, std::make_pair(first, first + total));
+      expand_and_check<Space, T>(counts, out, tile,
+                                 "first item " + std::to_string(first) + in_tile);
+    }
+    Kokkos::View<T**, Kokkos::LayoutRight, Mem> table("table", total, 3);
+    expand_and_check<Space, T>(counts, Kokkos::subview(table, Kokkos::ALL, 1), tile,
+                               "strided" + in_tile);
+    // the items 4 bytes past a 16-byte boundary: aligned for T only if alignof(T) <= 4
+    Kokkos::View<std::int32_t*, Mem> words("words", (total * sizeof(T)) / 4 + 8);
+    Kokkos::View<T*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> shifted(
+        reinterpret_cast<T*>(words.data() + 1), total);
+    if (alignof(T) <= 4)
+      expand_and_check<Space, T>(counts, shifted, tile, "4-byte shifted" + in_tile);
+  }
+}
+
+TYPED_TEST(IntervalExpand, AnyOutputAlignmentOrStride) {
+  check_outputs<TypeParam, int>();
+  check_outputs<TypeParam, double>();
+  check_outputs<TypeParam, short>();
+  check_outputs<TypeParam, Vec3>();
+  check_outputs<TypeParam, tessera_test::IntPair>();
+}
+
+// Tiles: zero fields take the default; negative, oversized or unrunnable ones are rejected
+// before any write.
+TYPED_TEST(IntervalExpand, RejectsBadTiles) {
+  using Space        = TypeParam;
+  using Mem          = typename Space::memory_space;
+  const auto offsets = device_view<int, Space>({0, 2, 2, 5});
+  const auto values  = device_view<int, Space>({1, 2, 3, 4});
+  Kokkos::View<int*, Mem> out("out", 6);
+  Kokkos::deep_copy(out, -7);
+  const int team_max =
+      Kokkos::TeamPolicy<Space>(Space(), 1, 1)
+          .team_size_max(tessera_test::NoTeamWork<Space>{}, Kokkos::ParallelForTag());
+  std::vector<tessera::IntervalTile> bad = {
+      {-1, 0}, {0, -5}, {1, (1 << 24) + 1}, {team_max * 2, 0}};
+  if constexpr (tessera::Impl::is_device_space<Space>) bad.push_back({0, 1 << 20});  // scratch
+  for (const tessera::IntervalTile& tile : bad) {
+    tessera::IntervalOptions options;
+    options.tile = tile;
+    EXPECT_THROW(tessera::interval_expand(Space(), 6, offsets, values, out, options),
+                 std::invalid_argument)
+        << tile.team_size << " x " << tile.items_per_team;
+  }
+  EXPECT_EQ(host_vector(out), std::vector<int>(6, -7));
+  tessera::IntervalOptions options;
+  options.tile = {0, 3};
+  tessera::interval_expand(Space(), 6, offsets, values, out, options);
+  EXPECT_EQ(host_vector(out), (std::vector<int>{1, 1, 3, 3, 3, 4}));
 }
 
 // values must match the offsets, out must hold total items; nothing is written otherwise.

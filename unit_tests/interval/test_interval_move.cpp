@@ -119,7 +119,8 @@ void check_distributions() {
   using Mem     = typename Space::memory_space;
   const T blank = value_of<T>(-1);
   for (const std::string& kind : tessera_test::count_kinds()) {
-    for (const int n : {0, 1, 13, 1009, 4001}) {
+    for (const auto& c : tessera_test::tile_cases<Space>({0, 1, 13, 1009, 4001})) {
+      const int n                   = c.n;
       const std::vector<int> counts = make_counts(kind, n, 31 + n);
       const RandomMoves m           = random_moves(counts, 7 + n);
       std::vector<T> input(m.input_extent);
@@ -138,9 +139,10 @@ void check_distributions() {
       const auto in           = device_view<T, Space>(input);
       const auto gather       = device_view<int, Space>(m.gather),
                  scatter      = device_view<int, Space>(m.scatter);
-      const std::string where = kind + ", n = " + std::to_string(n);
+      const std::string where = kind + ", " + tessera_test::describe(c);
       for (const bool checked : {true, false}) {
         tessera::IntervalOptions options;
+        options.tile          = c.tile;
         options.check         = checked;
         options.check_overlap = checked;
         Kokkos::View<T*, Mem> out("out", m.output_extent);

@@ -53,7 +53,8 @@ TYPED_TEST(IntervalSearch, MatchesHostLoop) {
   using Space = TypeParam;
   using Mem   = typename Space::memory_space;
   for (const std::string& kind : tessera_test::count_kinds()) {
-    for (const int n : {0, 1, 2, 13, 1009, 40009}) {
+    for (const auto& tc : tessera_test::tile_cases<Space>({0, 1, 2, 13, 1009, 40009})) {
+      const int n                   = tc.n;
       const std::vector<int> counts = make_counts(kind, n, 17 + n);
       std::vector<std::int64_t> scan(n);
       std::vector<int> expected;
@@ -66,12 +67,25 @@ TYPED_TEST(IntervalSearch, MatchesHostLoop) {
       const auto c = device_view<int, Space>(counts);
       Kokkos::View<std::int64_t*, Mem> offsets("offsets", n);
       const std::int64_t total = tessera::exclusive_scan(Space(), c, offsets);
-      const std::string where  = kind + ", n = " + std::to_string(n);
+      const std::string where  = kind + ", " + tessera_test::describe(tc);
       ASSERT_EQ(total, sum) << where;
       EXPECT_EQ(host_vector(offsets), scan) << where;
-      Kokkos::View<int*, Mem> owner("owner", total);
-      tessera::load_balancing_search(Space(), total, offsets, owner);
-      EXPECT_EQ(host_vector(owner), expected) << where;
+      tessera::IntervalOptions options;
+      options.tile = tc.tile;
+      // owners written from every item of a 16-byte line on (the 16-byte stores shift)
+      Kokkos::View<int*, Mem> line("line", total + 3);
+      for (const std::int64_t first : {std::int64_t{0}, std::int64_t{3}}) {
+        const auto owner = Kokkos::subview(line, std::make_pair(first, first + total));
+        tessera::load_balancing_search(Space(), total, offsets, owner, options);
+        EXPECT_EQ(host_vector(owner), expected) << where << ", first item " << first;
+      }
+      Kokkos::View<std::int16_t*, Mem> narrow("narrow", total);  // 8 per 16-byte store
+      if (n <= 32767) {
+        tessera::load_balancing_search(Space(), total, offsets, narrow, options);
+        EXPECT_TRUE(host_vector(narrow) ==
+                    std::vector<std::int16_t>(expected.begin(), expected.end()))
+            << where << ", 16-bit owners";
+      }
     }
   }
 }

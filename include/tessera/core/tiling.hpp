@@ -4,6 +4,15 @@
 #include <Kokkos_Core.hpp>
 
 namespace tessera {
+
+/// Shape of one team's work in the interval primitives (load-balancing search and its users):
+/// each team takes items_per_team entries (output items plus intervals) of the merge path.
+/// A zero field means the backend's default (IntervalOptions::tile).
+struct IntervalTile {
+  int team_size      = 0;  ///< threads per team
+  int items_per_team = 0;  ///< output items + intervals per team
+};
+
 namespace Impl {
 
 /// True for execution spaces whose memory the host cannot read (GPUs).
@@ -30,13 +39,6 @@ TileShape default_tile_shape(int scalar_bytes) {
     return {1, 256};
   }
 }
-
-/// Shape of one team's tile in the interval primitives (load-balancing search and its users):
-/// each team takes items_per_team output items plus intervals on the merge path.
-struct IntervalTile {
-  int team_size;       ///< threads per team
-  int items_per_team;  ///< output items + intervals per team (a multiple of team_size)
-};
 
 /// Default interval tile: on GPUs 256 threads and 2048 entries (8 per thread; measured on an
 /// H100 against 128 x 1024, moderngpu's NT = 128, VT = 8, and 128 x 2048: see perf/README.md),

@@ -13,18 +13,14 @@
 namespace tessera {
 namespace Impl {
 
-/// Item operation of interval_expand: each team stages its intervals' values once.
+/// Fill operation of interval_expand: each team stages its intervals' values once.
 template <class Values, class Out>
 struct ExpandValue {
-  using staged_type = typename Out::non_const_value_type;
-  using value_type  = staged_type;
+  static constexpr bool fills = true;
+  using staged_type           = typename Out::non_const_value_type;
   Values values;
   Out out;
   KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k) const { return values(k); }
-  KOKKOS_INLINE_FUNCTION value_type load(int, int, const staged_type& v) const { return v; }
-  KOKKOS_INLINE_FUNCTION void store(int i, int, const staged_type&, const value_type& v) const {
-    out(i) = v;
-  }
 };
 
 }  // namespace Impl
@@ -58,9 +54,11 @@ void interval_expand(const ExecSpace& space, std::int64_t total, const Offsets& 
   Impl::require(total < 0 || out.extent(0) >= static_cast<std::size_t>(total), fn,
                 Impl::concat("out is too short (got extent ", out.extent(0),
                              ", expected at least total = ", total, ")"));
+  const Impl::ExpandValue<Values, Out> op{values, out};
+  const IntervalTile tile = Impl::interval_tile(space, fn, total, offsets, op, options.tile);
   Impl::check_offsets(space, fn, total, offsets, options);
-  Impl::for_each_item_with_owner(space, "tessera::interval::interval_expand", total, offsets,
-                                 Impl::ExpandValue<Values, Out>{values, out});
+  Impl::for_each_item_with_owner(space, "tessera::interval::interval_expand", total, offsets, op,
+                                 tile);
 }
 
 }  // namespace tessera

@@ -22,6 +22,7 @@ namespace Impl {
 /// off) are neither read nor written.
 template <class Gather, class Scatter, class Input, class Output>
 struct MoveItems {
+  static constexpr bool fills = false;
   struct staged_type {
     sequence_value_t<Gather> source;
     sequence_value_t<Scatter> destination;
@@ -75,18 +76,21 @@ void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
   require(!sequences_share_memory(output, input) && !sequences_share_memory(output, gather) &&
               !sequences_share_memory(output, scatter) && !sequences_share_memory(output, offsets),
           fn, "output shares memory with input, gather, scatter or offsets");
-  check_offsets(space, fn, total, offsets, options);
   const auto input_extent  = static_cast<std::int64_t>(input.extent(0));
   const auto output_extent = static_cast<std::int64_t>(output.extent(0));
+  const MoveItems<Gather, Scatter, Input, Output> op{gather,
+                                                     scatter,
+                                                     input,
+                                                     output,
+                                                     static_cast<std::uint64_t>(input_extent),
+                                                     static_cast<std::uint64_t>(output_extent)};
+  const IntervalTile tile = interval_tile(space, fn, total, offsets, op, options.tile);
+  check_offsets(space, fn, total, offsets, options);
   if (options.check) {
     check_move_ranges(space, fn, total, offsets, gather, scatter, input_extent, output_extent);
   }
   if (options.check_overlap) check_disjoint_destinations(space, fn, total, offsets, scatter);
-  using Op = MoveItems<Gather, Scatter, Input, Output>;
-  for_each_item_with_owner(
-      space, concat("tessera::interval::", fn), total, offsets,
-      Op{gather, scatter, input, output, static_cast<std::uint64_t>(input_extent),
-         static_cast<std::uint64_t>(output_extent)});
+  for_each_item_with_owner(space, concat("tessera::interval::", fn), total, offsets, op, tile);
 }
 
 }  // namespace Impl

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/core/tiling.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -23,6 +24,11 @@ struct IntervalOptions {
   /// integers and a fence). Off (the default), overlapping destinations are the caller's
   /// responsibility: which interval's item lands there is unspecified.
   bool check_overlap = false;
+  /// Threads per team and merge-path entries per team (zero: the backend's default, 256 x 2048
+  /// on GPUs, 1 x 4096 on host backends). Any positive shape gives the same results; the
+  /// team size must be one the backend runs (1 on Serial) and the team's scratch (about
+  /// 12 bytes per entry for int data) must fit, else the call throws before any kernel runs.
+  IntervalTile tile = {};
 };
 
 namespace Impl {
@@ -40,8 +46,21 @@ struct FirstBadOffset {
   }
 };
 
-/// Host checks shared by the interval primitives: total fits the kernels' indices, and (with
-/// options.check) the offsets follow the rules of IntervalOptions::check.
+/// Host checks of total and the number of intervals n: both fit the kernels' int indices, and
+/// items need an interval.
+inline void require_total(const char* fn, std::int64_t total, std::size_t n) {
+  require_int_extent(fn, "offsets", n);
+  if (total < 0 || total > std::numeric_limits<int>::max()) {
+    throw std::length_error(concat("tessera::", fn, ": total ", total,
+                                   " is outside the supported range [0, ",
+                                   std::numeric_limits<int>::max(), "]"));
+  }
+  require(n > 0 || total == 0, fn,
+          concat("offsets is empty but total = ", total, ": no interval owns the items"));
+}
+
+/// Checks shared by the interval primitives: require_total, and (with options.check) the
+/// offsets follow the rules of IntervalOptions::check.
 template <class ExecSpace, class Offsets>
 void check_offsets(const ExecSpace& space, const char* fn, std::int64_t total,
                    const Offsets& offsets, const IntervalOptions& options) {
@@ -51,14 +70,7 @@ void check_offsets(const ExecSpace& space, const char* fn, std::int64_t total,
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Offsets::memory_space>::accessible,
                 "tessera: offsets must be accessible from the execution space");
   const std::size_t n = offsets.extent(0);
-  require_int_extent(fn, "offsets", n);
-  if (total < 0 || total > std::numeric_limits<int>::max()) {
-    throw std::length_error(concat("tessera::", fn, ": total ", total,
-                                   " is outside the supported range [0, ",
-                                   std::numeric_limits<int>::max(), "]"));
-  }
-  require(n > 0 || total == 0, fn,
-          concat("offsets is empty but total = ", total, ": no interval owns the items"));
+  require_total(fn, total, n);
   if (!options.check || n == 0) return;
   int first = std::numeric_limits<int>::max();  // the Min reducer's identity: none found
   Kokkos::parallel_reduce("tessera::interval::check_offsets",

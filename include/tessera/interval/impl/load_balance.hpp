@@ -9,11 +9,18 @@
 // so the owner of item i in [a0, a1) is one of the intervals [b0 - 1, b1): the team walks its
 // piece of the merge path in scratch memory to find it.
 //
-// A primitive describes its per-interval and per-item work with an item operation:
+// A primitive describes its per-interval and per-item work with an item operation of one of
+// two kinds. A fill operation writes one value per interval to every item of its interval in
+// a rank-1 output View (interval_expand, load_balancing_search):
+//   static constexpr bool fills = true;
+//   using staged_type;               the value written
+//   staged_type stage(k)             interval k's value, read once per interval;
+//   Out out;                         the rank-1 output View, out(i) = stage(owner of i).
+// A per-item operation does anything with item i given its interval's staged data (moves):
+//   static constexpr bool fills = false;
 //   using staged_type, value_type;
-//   staged_type stage(k)             what the team keeps in scratch for interval k, read once
-//                                    per interval (a value to expand, the source and
-//                                    destination starts of a copy, ...);
+//   staged_type stage(k)             what the team keeps in scratch for interval k (the source
+//                                    and destination starts of a copy, ...);
 //   value_type load(i, r, staged)    the value of item i, the r-th item of its interval (i and
 //                                    r are ints: total is below 2^31);
 //   void store(i, r, staged, value)  where it goes.
@@ -22,13 +29,16 @@
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/sorted_search.hpp>
 #include <tessera/core/tiling.hpp>
+#include <tessera/interval/interval_options.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 namespace tessera {
 namespace Impl {
@@ -87,36 +97,100 @@ struct MergePathPartition {
 /// thread: this many values).
 inline constexpr int interval_items_per_thread = 8;
 
-/// Team kernel: for every item i in [0, total) of interval k, op.store(i, s, op.load(i, s))
-/// with s = op.stage(k, offsets[k]).
+/// Items of T per 16-byte vector store (1: T's size does not divide 16).
+template <class T>
+constexpr int items_per_vector() {
+  return sizeof(T) < 16 && 16 % sizeof(T) == 0 ? static_cast<int>(16 / sizeof(T)) : 1;
+}
+
+/// 16 bytes moved with one access: the GPU vector type where there is one (compilers split
+/// copies of other 16-byte structs into narrower accesses).
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+using Bytes16 = uint4;
+#else
+struct alignas(16) Bytes16 {
+  std::uint32_t word[4];
+};
+#endif
+
+/// *destination = x with one 16-byte store (nvcc splits a plain uint4 assignment whose value
+/// comes from two branches into four 4-byte stores). On CUDA destination is global memory:
+/// the data of a View the execution space can access.
+KOKKOS_INLINE_FUNCTION void store_bytes16(Bytes16* destination, const Bytes16& x) {
+#if defined(__CUDA_ARCH__)
+  asm("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(destination), "r"(x.x), "r"(x.y), "r"(x.z),
+      "r"(x.w)
+      : "memory");
+#else
+  *destination = x;
+#endif
+}
+
+/// Team kernel: for every item i in [0, total) of interval k, the item operation's work (see
+/// above) with its staged data op.stage(k).
 ///
 /// Three phases per team (moderngpu's CTALoadBalance): (1) the offsets and staged data of the
 /// team's intervals go to scratch; (2) each thread walks V consecutive entries of the team's
-/// piece of the merge path (one binary search for its start, then one comparison per entry)
-/// and writes the owner of each item it passes to scratch (skipped when the team lies inside
-/// one interval); (3) each thread takes V items strided by the team size, so that a warp
-/// touches consecutive items, reads their owners and staged data from scratch, issues the V
-/// loads, then the V stores.
+/// piece of the merge path (one binary search for its start, then one comparison per entry,
+/// without branches) and writes a mark for each item it passes to scratch: the interval's
+/// value for fill operations, the interval's index in scratch otherwise (skipped when the team
+/// lies inside one interval); (3) fill operations copy the marks to the output with 16-byte
+/// stores where the type allows it; per-item operations take V items per thread strided by the
+/// team size, so that a warp touches consecutive items, read their staged data from scratch,
+/// issue the V loads, then the V stores.
 template <class ExecSpace, class Offsets, class Pieces, class ItemOp>
 struct LoadBalancedItems {
-  using Staged       = typename ItemOp::staged_type;
-  using Value        = typename ItemOp::value_type;
+  static constexpr bool fills = ItemOp::fills;
+  using Staged                = typename ItemOp::staged_type;
+  /// What the walk writes per item: the value (fill operations) or the staged index.
+  using Mark         = std::conditional_t<fills, Staged, int>;
   using Member       = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using ScratchSpace = typename ExecSpace::scratch_memory_space;
   template <class T>
   using ScratchArray     = Kokkos::View<T*, ScratchSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   static constexpr int V = interval_items_per_thread;
+  /// Marks per vector store (fill operations on a contiguous output).
+  static constexpr int W = fills ? items_per_vector<Mark>() : 1;
 
   Offsets offsets;
   Pieces pieces;
   ItemOp op;
   int per_team;
+  /// Fill operations: the output takes 16-byte stores (see vector_stores below).
+  bool vector_stores;
 
-  /// Scratch bytes per team: offsets and staged data of up to per_team + 1 intervals, and the
-  /// owners of up to per_team items.
+  /// Alignment of the scratch arrays (16 bytes at least: marks are read 16 bytes at once).
+  template <class T>
+  static constexpr std::size_t scratch_alignment = alignof(T) > 16 ? alignof(T) : 16;
+
+  /// Entries of the offsets (start) array: m + 1 staged intervals and V end markers.
+  KOKKOS_INLINE_FUNCTION static constexpr int start_count(int m) { return m + V + 1; }
+
+  /// Bytes of the staged data of m + 1 intervals and V end markers, rounded up so that the
+  /// marks that follow them are aligned.
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t staged_bytes(int m) {
+    const std::size_t bytes = sizeof(Staged) * static_cast<std::size_t>(start_count(m));
+    const std::size_t align = scratch_alignment<Mark>;
+    return (bytes + align - 1) / align * align;
+  }
+
+  /// Bytes of the pool that holds the staged data of a piece's m + 1 intervals (and V end
+  /// markers) followed by the marks of its items: m + items <= per_team.
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t pool_bytes(int per_team) {
+    const std::size_t largest = sizeof(Staged) > sizeof(Mark) ? sizeof(Staged) : sizeof(Mark);
+    return largest * static_cast<std::size_t>(start_count(per_team)) + sizeof(Mark) * W +
+           scratch_alignment<Mark>;
+  }
+
+  /// Alignment of the pool.
+  static constexpr std::size_t pool_alignment = scratch_alignment<Staged> > scratch_alignment<Mark>
+                                                    ? scratch_alignment<Staged>
+                                                    : scratch_alignment<Mark>;
+
+  /// Scratch bytes per team: the offsets array and the pool, each with its alignment padding.
   static std::size_t scratch_size(int per_team) {
-    return ScratchArray<int>::shmem_size(per_team + 1) +
-           ScratchArray<Staged>::shmem_size(per_team + 1) + ScratchArray<int>::shmem_size(per_team);
+    return sizeof(int) * static_cast<std::size_t>(start_count(per_team)) + scratch_alignment<int> +
+           pool_bytes(per_team) + pool_alignment;
   }
 
   /// Rank of local item q in the interval that starts at local item `first` (exact in 32-bit
@@ -130,65 +204,148 @@ struct LoadBalancedItems {
     const int a0 = piece.a0, item_count = piece.items, b0 = piece.b0, m = piece.m;
     // Staged intervals: the owner of the team's first item (b0 - 1; interval 0 again when
     // b0 = 0, so that no owner is ever negative) at index 0, then the m that start in the
-    // piece.
-    const int count = m + 1;
-    // offsets - a0, clamped to [INT_MIN, per_team] (valid offsets never are): compared with
-    // the local item indices q in [0, per_team); q - start is the item's rank in its interval
-    ScratchArray<int> start(team.team_scratch(0), per_team + 1);
-    ScratchArray<Staged> staged(team.team_scratch(0), per_team + 1);
-    ScratchArray<int> owner(team.team_scratch(0), per_team);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int q) {
-      const int k          = q > 0 ? b0 + q - 1 : (b0 > 0 ? b0 - 1 : 0);
+    // piece, then V end markers (start = item_count) that stop every walk at the piece's end.
+    // start: offsets - a0, clamped to [INT_MIN, item_count] (valid offsets never are): compared
+    // with the local item indices q in [0, item_count); q - start is the item's rank in its
+    // interval
+    const auto& scratch = team.team_scratch(0);
+    const ScratchArray<int> start(static_cast<int*>(scratch.get_shmem_aligned(
+                                      sizeof(int) * start_count(per_team), scratch_alignment<int>)),
+                                  start_count(m));
+    char* const pool =
+        static_cast<char*>(scratch.get_shmem_aligned(pool_bytes(per_team), pool_alignment));
+    const ScratchArray<Staged> staged(reinterpret_cast<Staged*>(pool), start_count(m));
+    const ScratchArray<Mark> marks(reinterpret_cast<Mark*>(pool + staged_bytes(m)), item_count + W);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, start_count(m)), [&](int q) {
+      if (q > m) {
+        start(q)  = item_count;
+        staged(q) = Staged{};
+        return;
+      }
+      const int k = q > 0 ? b0 + q - 1 : (b0 > 0 ? b0 - 1 : 0);
       start(q) =
-          static_cast<int>(clamp(static_cast<std::int64_t>(offsets(k)) - a0, INT_MIN, per_team));
+          static_cast<int>(clamp(static_cast<std::int64_t>(offsets(k)) - a0, INT_MIN, item_count));
       staged(q) = op.stage(k);
     });
+    // fill operations: marks(shift + q) is local item q, with shift chosen so that marks
+    // W * j to W * j + W - 1 are one 16-byte aligned vector of the output
+    int shift = 0;
+    if constexpr (fills) {
+      if (vector_stores) {
+        shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(op.out.data() + a0) /
+                                 sizeof(Mark) % W);
+      }
+    }
     team.team_barrier();
     const int threads = team.team_size();
-    // m == 0: the whole piece lies in one interval, staged(0); no owners to find
+    // m == 0: the whole piece lies in one interval, staged(0); no marks to write
     if (m > 0) {
-      const int* next = start.data() + 1;  // the piece's offsets, m of them
+      const int* next = start.data() + 1;  // the piece's offsets, m of them, and the end markers
       const int size  = item_count + m;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int tid) {
         for (int diag = tid * V; diag < size; diag += threads * V) {
           // items among the first diag entries of the piece (an offset before an equal item)
           int lo = diag - m > 0 ? diag - m : 0, hi = diag < item_count ? diag : item_count;
           while (lo < hi) {
-            const int mid         = (lo + hi) / 2;
+            const int mid         = static_cast<int>(static_cast<unsigned>(lo + hi) >> 1);
             const bool item_first = mid < next[diag - 1 - mid];
             lo                    = item_first ? mid + 1 : lo;
             hi                    = item_first ? hi : mid;
           }
-          // walk: take the item if it comes before the next offset, else pass the offset
-          // (bound: the next offset, or past every item once the piece's offsets are passed)
-          int qi = lo, qo = diag - lo, bound = qo < m ? next[qo] : per_team;
-          const int steps = size - diag < V ? size - diag : V;
+          // take the item if it comes before the next offset, else pass the offset; past the
+          // piece's end the end markers (bound = item_count) pass without marking
+          int qi = lo, qo = diag - lo, bound = next[qo];
+          Mark* mark_at = marks.data() + shift + qi;
+          Mark mark     = mark_of(staged, qo);
           TESSERA_UNROLL_FULL
           for (int e = 0; e < V; ++e) {
-            if (e < steps) {
-              if (qi < bound) {
-                owner(qi++) = qo;  // staged index of the last offset passed
-              } else {
-                ++qo;
-                bound = qo < m ? next[qo] : per_team;
-              }
+            if (qi < bound) {
+              *mark_at++ = mark;
+              ++qi;
+            } else {
+              ++qo;
+              bound = next[qo];
+              mark  = mark_of(staged, qo);
             }
           }
         }
       });
       team.team_barrier();
     }
+    if constexpr (fills) {
+      store_marks(team, a0, item_count, m, shift, staged(0), marks);
+    } else {
+      move_items(team, a0, item_count, m, start, staged, marks);
+    }
+  }
+
+  /// The walk's mark for staged interval qo (past m: an end marker, never written).
+  KOKKOS_INLINE_FUNCTION static Mark mark_of(const ScratchArray<Staged>& staged, int qo) {
+    if constexpr (fills) {
+      return staged(qo);
+    } else {
+      (void)staged;
+      return qo;
+    }
+  }
+
+  /// Fill operations: out(a0 + q) = marks(shift + q) (staged(0) when m == 0) for q in
+  /// [0, item_count): with vector_stores whole vectors of W items with one 16-byte store each
+  /// and the partial ones at the ends item by item, else item by item.
+  KOKKOS_INLINE_FUNCTION void store_marks(const Member& team, int a0, int item_count, int m,
+                                          int shift, const Mark& only,
+                                          const ScratchArray<Mark>& marks) const {
+    if (W == 1 || !vector_stores) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, item_count),
+                           [&](int q) { op.out(a0 + q) = m > 0 ? marks(q) : only; });
+      return;
+    }
+    if constexpr (W > 1) {
+      const int slots   = shift + item_count;  // marks [shift, slots) hold the team's items
+      const int vectors = (slots + W - 1) / W;
+      Mark* const first = op.out.data() + a0;  // output item of marks(shift)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, vectors), [&](int v) {
+        const int p0 = v * W;
+        if (p0 >= shift && p0 + W <= slots) {
+          Bytes16 x;
+          if (m > 0) {
+            x = reinterpret_cast<const Bytes16*>(marks.data())[v];
+          } else {
+            Mark copies[W];
+            TESSERA_UNROLL_FULL
+            for (int e = 0; e < W; ++e)
+              copies[e] = only;
+            std::memcpy(&x, copies, sizeof(x));
+          }
+          store_bytes16(reinterpret_cast<Bytes16*>(first + (p0 - shift)), x);
+        } else {
+          for (int p = p0; p < p0 + W; ++p) {
+            if (p >= shift && p < slots) first[p - shift] = m > 0 ? marks(p) : only;
+          }
+        }
+      });
+    }
+  }
+
+  /// Per-item operations: V items per thread, strided by the team size; the idle lanes of the
+  /// last round compute with the team's last item and do not store, so that every lane runs
+  /// the same instructions.
+  KOKKOS_INLINE_FUNCTION void move_items(const Member& team, int a0, int item_count, int m,
+                                         const ScratchArray<int>& start,
+                                         const ScratchArray<Staged>& staged,
+                                         const ScratchArray<Mark>& owner) const {
+    using Value       = typename ItemOp::value_type;
+    const int threads = team.team_size();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int tid) {
       for (int base = 0; base < item_count; base += threads * V) {
         int own[V];
         Value value[V];
         TESSERA_UNROLL_FULL
         for (int j = 0; j < V; ++j) {
-          const int q = base + j * threads + tid;
-          if (q < item_count) {
-            own[j]   = m > 0 ? owner(q) : 0;
-            value[j] = op.load(a0 + q, rank(q, start(own[j])), staged(own[j]));
-          }
+          const int qj = base + j * threads + tid;
+          const int q  = qj < item_count ? qj : item_count - 1;
+          own[j]       = m > 0 ? owner(q) : 0;
+          value[j]     = op.load(a0 + q, rank(q, start(own[j])), staged(own[j]));
         }
         TESSERA_UNROLL_FULL
         for (int j = 0; j < V; ++j) {
@@ -200,28 +357,97 @@ struct LoadBalancedItems {
   }
 };
 
+/// Whether a fill operation's output takes 16-byte stores of several items: contiguous, its
+/// items aligned to their size (then every W-th item is 16-byte aligned).
+template <class ItemOp>
+bool vector_stores(const ItemOp& op) {
+  if constexpr (ItemOp::fills) {
+    using T = typename ItemOp::staged_type;
+    return items_per_vector<T>() > 1 && op.out.span_is_contiguous() &&
+           reinterpret_cast<std::uintptr_t>(op.out.data()) % sizeof(T) == 0;
+  } else {
+    (void)op;
+    return false;
+  }
+}
+
+/// The kernel of an item operation.
+template <class ExecSpace, class Offsets, class ItemOp>
+using LoadBalancedKernel =
+    LoadBalancedItems<ExecSpace, Offsets,
+                      Kokkos::View<TeamPiece*, typename ExecSpace::memory_space>, ItemOp>;
+
+/// The tile of IntervalOptions::tile for this kernel, checked before any kernel runs: positive,
+/// at most 2^24 entries per team, a team size the backend runs the kernel with, team scratch
+/// that fits a GPU's shared memory, and at most 2^31 - 1 teams for the total + n merge-path
+/// entries. Zero fields take default_interval_tile, whose entries per team halve on GPUs until
+/// the team scratch fits (large staged types).
+template <class ExecSpace, class Offsets, class ItemOp>
+IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t total,
+                           const Offsets& offsets, const ItemOp& op,
+                           const IntervalTile& requested) {
+  const std::size_t n = offsets.extent(0);
+  require_total(fn, total, n);
+  using Kernel                = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
+  using Policy                = Kokkos::TeamPolicy<ExecSpace>;
+  const IntervalTile fallback = default_interval_tile<ExecSpace>();
+  IntervalTile tile{requested.team_size != 0 ? requested.team_size : fallback.team_size,
+                    requested.items_per_team};
+  const auto scratch_max = is_device_space<ExecSpace>  // host backends allocate any scratch
+                               ? static_cast<std::size_t>(Policy::scratch_size_max(0))
+                               : ~std::size_t{0};
+  if (tile.items_per_team == 0) {
+    tile.items_per_team = fallback.items_per_team;
+    while (tile.items_per_team > 1 && Kernel::scratch_size(tile.items_per_team) > scratch_max) {
+      tile.items_per_team /= 2;
+    }
+  }
+  require(tile.team_size > 0, fn,
+          concat("options.tile.team_size must be positive (got ", tile.team_size, ")"));
+  require(
+      tile.items_per_team > 0 && tile.items_per_team <= (1 << 24), fn,
+      concat("options.tile.items_per_team is outside [1, 2^24] (got ", tile.items_per_team, ")"));
+  const std::int64_t entries = total + static_cast<std::int64_t>(n);  // both below 2^31
+  const std::int64_t teams   = (entries + tile.items_per_team - 1) / tile.items_per_team;
+  require(teams <= INT_MAX, fn,
+          concat("options.tile.items_per_team = ", tile.items_per_team, " makes ", teams,
+                 " teams for ", entries, " merge-path entries (expected at most 2^31 - 1)"));
+  const std::size_t scratch = Kernel::scratch_size(tile.items_per_team);
+  require(scratch <= scratch_max, fn,
+          concat("options.tile.items_per_team = ", tile.items_per_team, " needs ", scratch,
+                 " bytes of team scratch (expected at most ", scratch_max, ")"));
+  Policy policy(space, 1, 1);
+  policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  const Kernel kernel{offsets, decltype(Kernel::pieces)(), op, tile.items_per_team, false};
+  const int team_max = policy.team_size_max(kernel, Kokkos::ParallelForTag());
+  require(tile.team_size <= team_max, fn,
+          concat("options.tile.team_size is too large for this backend and tile (got ",
+                 tile.team_size, ", expected at most ", team_max, ")"));
+  return tile;
+}
+
 /// Runs op (an item operation, see above) over every item i in [0, total) and its owner k
-/// (offsets[k] <= i < offsets[k + 1]). The caller validates total (at most 2^31 - 1) and, unless
-/// told not to, the offsets. Allocates 16 bytes per team.
+/// (offsets[k] <= i < offsets[k + 1]) with the tile of interval_tile. The caller validates
+/// total (at most 2^31 - 1) and, unless told not to, the offsets. Allocates 16 bytes per team.
 template <class ExecSpace, class Offsets, class ItemOp>
 void for_each_item_with_owner(const ExecSpace& space, const std::string& label, std::int64_t total,
-                              const Offsets& offsets, const ItemOp& op) {
+                              const Offsets& offsets, const ItemOp& op, const IntervalTile& tile) {
   const std::int64_t n = static_cast<std::int64_t>(offsets.extent(0));
   if (total == 0) return;
-  const IntervalTile tile  = default_interval_tile<ExecSpace>();
   const std::int64_t per   = tile.items_per_team;
   const std::int64_t teams = (total + n + per - 1) / per;
-  using Pieces             = Kokkos::View<TeamPiece*, typename ExecSpace::memory_space>;
+  using Kernel             = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
+  using Pieces             = decltype(Kernel::pieces);
   const Pieces pieces(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
                                          std::string("tessera::interval::team_pieces")),
                       teams);
   Kokkos::parallel_for("tessera::interval::merge_path_partition",
                        Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(teams)),
                        MergePathPartition<Offsets, Pieces>{offsets, pieces, total, n, per});
-  using Kernel = LoadBalancedItems<ExecSpace, Offsets, Pieces, ItemOp>;
   Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), tile.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_size(tile.items_per_team)));
-  Kokkos::parallel_for(label, policy, Kernel{offsets, pieces, op, tile.items_per_team});
+  Kokkos::parallel_for(label, policy,
+                       Kernel{offsets, pieces, op, tile.items_per_team, vector_stores(op)});
 }
 
 }  // namespace Impl
