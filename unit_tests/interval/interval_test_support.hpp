@@ -116,6 +116,29 @@ struct NoTeamWork {
       const typename Kokkos::TeamPolicy<Space>::member_type&) const {}
 };
 
+/// A rank-1 View `inside` of `extent` items with 8 items of `guard` on each side in the same
+/// allocation, to find accesses outside a View.
+template <class T, class Space>
+struct Guarded {
+  Kokkos::View<T*, typename Space::memory_space> all;
+  Kokkos::View<T*, typename Space::memory_space> inside;
+  T guard;
+  Guarded(const std::vector<T>& values, T guard_value)
+      : all("guarded", values.size() + 16), guard(guard_value) {
+    std::vector<T> host(8, guard);
+    host.insert(host.end(), values.begin(), values.end());
+    host.insert(host.end(), 8, guard);
+    all    = device_view<T, Space>(host);
+    inside = Kokkos::subview(all, std::make_pair(std::size_t{8}, 8 + values.size()));
+  }
+  /// Whether the 16 guard items still hold the guard value.
+  bool guards_intact() const {
+    const std::vector<T> host = host_vector(all);
+    return std::all_of(host.begin(), host.begin() + 8, [&](const T& v) { return v == guard; }) &&
+           std::all_of(host.end() - 8, host.end(), [&](const T& v) { return v == guard; });
+  }
+};
+
 /// One tile and one number of intervals to test.
 struct TileCase {
   tessera::IntervalTile tile;

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
@@ -124,6 +125,26 @@ TYPED_TEST(IntervalExpand, AnyOutputAlignmentOrStride) {
   check_outputs<TypeParam, short>();
   check_outputs<TypeParam, Vec3>();
   check_outputs<TypeParam, tessera_test::IntPair>();
+}
+
+// With IntervalOptions::check off, bad offsets (decreasing, past total, negative, not starting
+// at 0) give unspecified results but never write outside out: its guard items stay intact.
+TYPED_TEST(IntervalExpand, UncheckedBadOffsetsStayInBounds) {
+  using Space       = TypeParam;
+  const auto values = device_view<int, Space>({1, 2, 3, 4});
+  for (const auto& o : std::vector<std::vector<int>>{
+           {0, 5, 2, 9}, {3, 1, 0, 2}, {-4, 0, 6, 6}, {0, 2, 7, 100}, {INT_MIN, 0, INT_MAX, 1}}) {
+    for (const tessera::IntervalTile tile :
+         {tessera::IntervalTile{}, tessera::IntervalTile{1, 3}}) {
+      tessera::IntervalOptions unchecked;
+      unchecked.check = false;
+      unchecked.tile  = tile;
+      const tessera_test::Guarded<int, Space> out(std::vector<int>(6, -1), -555);
+      tessera::interval_expand(Space(), 6, device_view<int, Space>(o), values, out.inside,
+                               unchecked);
+      EXPECT_TRUE(out.guards_intact()) << "offsets " << o[0] << ", " << o[1];
+    }
+  }
 }
 
 // Tiles: zero fields take the default; negative, oversized or unrunnable ones are rejected

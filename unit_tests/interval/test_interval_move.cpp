@@ -191,6 +191,57 @@ TYPED_TEST(IntervalMove, CountingSequenceStarts) {
 
 // Ranges outside the input or output, sequences of the wrong length and an output that shares
 // memory with the input are errors; nothing is written.
+// With IntervalOptions::check off, bad starts (negative, past the end, near the limits of their
+// type) and bad offsets (decreasing, past total, not starting at 0) give unspecified results
+// but never touch memory outside the Views: the guard items around input and output (in the
+// same allocations) are neither read into the output nor overwritten.
+template <class Space, class Start>
+void check_unchecked_moves(const tessera::IntervalTile& tile) {
+  constexpr Start big                             = std::numeric_limits<Start>::max();
+  constexpr Start small                           = std::numeric_limits<Start>::min();
+  const std::vector<std::vector<int>> bad_offsets = {
+      {0, 2, 2, 5}, {0, 5, 2, 9}, {3, 1, 0, 2}, {-4, 0, 6, 6}, {0, 2, 7, 100}};
+  const std::vector<std::vector<Start>> bad_starts = {{0, 8, 6, 1},
+                                                      {Start(-1), 8, 5, 1},
+                                                      {big, Start(big - 1), 0, 2},
+                                                      {small, Start(small + 1), 3, Start(-7)},
+                                                      {5, 6, 7, 8}};
+  const std::vector<int> values                    = {10, 11, 12, 13, 14, 15, 16, 17};
+  tessera::IntervalOptions unchecked;
+  unchecked.check = false;
+  unchecked.tile  = tile;
+  for (const auto& o : bad_offsets) {
+    for (const auto& g : bad_starts) {
+      for (const auto& d : bad_starts) {
+        const tessera_test::Guarded<int, Space> input(values, -999);
+        const tessera_test::Guarded<int, Space> out(std::vector<int>(6, -1), -555);
+        const auto offsets = device_view<int, Space>(o);
+        const auto gather = device_view<Start, Space>(g), scatter = device_view<Start, Space>(d);
+        tessera::interval_move(Space(), 6, gather, scatter, offsets, input.inside, out.inside,
+                               unchecked);
+        tessera::interval_gather(Space(), 6, gather, offsets, input.inside, out.inside, unchecked);
+        tessera::interval_scatter(Space(), 6, scatter, offsets, input.inside, out.inside,
+                                  unchecked);
+        const std::vector<int> result = host_vector(out.inside);
+        EXPECT_TRUE(out.guards_intact() && input.guards_intact() &&
+                    std::find(result.begin(), result.end(), -999) == result.end())
+            << "offsets " << o[1] << ", gather " << +g[0] << ", scatter " << +d[0] << ", tile "
+            << tile.items_per_team;
+      }
+    }
+  }
+}
+
+TYPED_TEST(IntervalMove, UncheckedBadInputStaysInBounds) {
+  for (const tessera::IntervalTile tile :
+       {tessera::IntervalTile{}, tessera::IntervalTile{1, 1}, tessera::IntervalTile{1, 3}}) {
+    check_unchecked_moves<TypeParam, int>(tile);
+    check_unchecked_moves<TypeParam, std::int64_t>(tile);
+    check_unchecked_moves<TypeParam, std::uint32_t>(tile);
+    check_unchecked_moves<TypeParam, std::int16_t>(tile);
+  }
+}
+
 TYPED_TEST(IntervalMove, RejectsBadRanges) {
   using Space        = TypeParam;
   using Mem          = typename Space::memory_space;

@@ -10,38 +10,72 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <climits>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace tessera {
 namespace Impl {
 
-/// Item operation of the moves: the r-th item of interval k goes from input[gather[k] + r] to
-/// output[scatter[k] + r]. Each team stages its intervals' two starts once, in their own
-/// integer types. Ranges outside the sequences (possible only when IntervalOptions::check is
-/// off) are neither read nor written.
+/// Unsigned type of the item indices computed from starts of integer type T: 32 bits where a
+/// start plus a rank cannot reach 2^32 - 1 (T's values at most 2^31 - 1), else 64.
+template <class T>
+using move_index_t =
+    std::conditional_t<(std::numeric_limits<T>::max() <= INT_MAX), std::uint32_t, std::uint64_t>;
+
+/// Per-item operation of the moves: the r-th item of interval k goes from input[gather[k] + r]
+/// to output[scatter[k] + r]. Each team stages its intervals' two starts once, less the local
+/// index of the interval's first item, in the narrowest index type that holds them (modular
+/// arithmetic: local item q is at source + q). Ranges outside the sequences (possible only when
+/// IntervalOptions::check is off) are neither read nor written.
 template <class Gather, class Scatter, class Input, class Output>
 struct MoveItems {
   static constexpr bool fills = false;
+  using SourceIndex           = move_index_t<sequence_value_t<Gather>>;
+  using DestinationIndex      = move_index_t<sequence_value_t<Scatter>>;
   struct staged_type {
-    sequence_value_t<Gather> source;
-    sequence_value_t<Scatter> destination;
+    SourceIndex source;
+    DestinationIndex destination;
   };
   using value_type = typename Output::non_const_value_type;
   Gather gather;
   Scatter scatter;
   Input input;
   Output output;
-  std::uint64_t input_extent, output_extent;
+  /// The extents, capped at the index types' largest value (no valid index reaches it).
+  SourceIndex input_limit;
+  DestinationIndex output_limit;
 
-  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k) const { return {gather(k), scatter(k)}; }
-  KOKKOS_INLINE_FUNCTION value_type load(int, int r, const staged_type& s) const {
-    const std::int64_t j = static_cast<std::int64_t>(s.source) + r;
-    return static_cast<std::uint64_t>(j) < input_extent ? value_type(input(j)) : value_type{};
+  MoveItems(const Gather& g, const Scatter& s, const Input& in, const Output& out)
+      : gather(g),
+        scatter(s),
+        input(in),
+        output(out),
+        input_limit(capped<SourceIndex>(in.extent(0))),
+        output_limit(capped<DestinationIndex>(out.extent(0))) {}
+
+  /// extent, or Index's largest value if smaller.
+  template <class Index>
+  static Index capped(std::uint64_t extent) {
+    const auto largest = static_cast<std::uint64_t>(std::numeric_limits<Index>::max());
+    return static_cast<Index>(extent < largest ? extent : largest);
   }
-  KOKKOS_INLINE_FUNCTION void store(int, int r, const staged_type& s, const value_type& v) const {
-    const std::int64_t j = static_cast<std::int64_t>(s.destination) + r;
-    if (static_cast<std::uint64_t>(j) < output_extent) output(j) = v;
+
+  /// Interval k, whose first item is the team's local item `first`.
+  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k, int first) const {
+    return {static_cast<SourceIndex>(static_cast<SourceIndex>(gather(k)) -
+                                     static_cast<SourceIndex>(first)),
+            static_cast<DestinationIndex>(static_cast<DestinationIndex>(scatter(k)) -
+                                          static_cast<DestinationIndex>(first))};
+  }
+  KOKKOS_INLINE_FUNCTION value_type load(int q, const staged_type& s) const {
+    const auto j = static_cast<SourceIndex>(s.source + static_cast<SourceIndex>(q));
+    return j < input_limit ? value_type(input(j)) : value_type{};
+  }
+  KOKKOS_INLINE_FUNCTION void store(int q, const staged_type& s, const value_type& v) const {
+    const auto j = static_cast<DestinationIndex>(s.destination + static_cast<DestinationIndex>(q));
+    if (j < output_limit) output(j) = v;
   }
 };
 
@@ -78,12 +112,7 @@ void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
           fn, "output shares memory with input, gather, scatter or offsets");
   const auto input_extent  = static_cast<std::int64_t>(input.extent(0));
   const auto output_extent = static_cast<std::int64_t>(output.extent(0));
-  const MoveItems<Gather, Scatter, Input, Output> op{gather,
-                                                     scatter,
-                                                     input,
-                                                     output,
-                                                     static_cast<std::uint64_t>(input_extent),
-                                                     static_cast<std::uint64_t>(output_extent)};
+  const MoveItems<Gather, Scatter, Input, Output> op(gather, scatter, input, output);
   const IntervalTile tile = interval_tile(space, fn, total, offsets, op, options.tile);
   check_offsets(space, fn, total, offsets, options);
   if (options.check) {

@@ -16,14 +16,16 @@
 //   using staged_type;               the value written
 //   staged_type stage(k)             interval k's value, read once per interval;
 //   Out out;                         the rank-1 output View, out(i) = stage(owner of i).
-// A per-item operation does anything with item i given its interval's staged data (moves):
+// A per-item operation does anything with a team's items given their interval's staged data
+// (moves):
 //   static constexpr bool fills = false;
 //   using staged_type, value_type;
-//   staged_type stage(k)             what the team keeps in scratch for interval k (the source
-//                                    and destination starts of a copy, ...);
-//   value_type load(i, r, staged)    the value of item i, the r-th item of its interval (i and
-//                                    r are ints: total is below 2^31);
-//   void store(i, r, staged, value)  where it goes.
+//   staged_type stage(k, first)      what the team keeps in scratch for interval k, whose first
+//                                    item is the team's local item `first` (an int, negative
+//                                    when the interval starts before the team's items);
+//   value_type load(q, staged)       the value of the team's local item q (item q - first of
+//                                    its interval);
+//   void store(q, staged, value)     where it goes.
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
@@ -193,12 +195,6 @@ struct LoadBalancedItems {
            pool_bytes(per_team) + pool_alignment;
   }
 
-  /// Rank of local item q in the interval that starts at local item `first` (exact in 32-bit
-  /// unsigned arithmetic for valid offsets, where it is below 2^31).
-  KOKKOS_INLINE_FUNCTION static int rank(int q, int first) {
-    return static_cast<int>(static_cast<unsigned>(q) - static_cast<unsigned>(first));
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const TeamPiece piece = pieces(team.league_rank());
     const int a0 = piece.a0, item_count = piece.items, b0 = piece.b0, m = piece.m;
@@ -223,9 +219,14 @@ struct LoadBalancedItems {
         return;
       }
       const int k = q > 0 ? b0 + q - 1 : (b0 > 0 ? b0 - 1 : 0);
-      start(q) =
+      const int first =
           static_cast<int>(clamp(static_cast<std::int64_t>(offsets(k)) - a0, INT_MIN, item_count));
-      staged(q) = op.stage(k);
+      start(q) = first;
+      if constexpr (fills) {
+        staged(q) = op.stage(k);
+      } else {
+        staged(q) = op.stage(k, first);
+      }
     });
     // fill operations: marks(shift + q) is local item q, with shift chosen so that marks
     // W * j to W * j + W - 1 are one 16-byte aligned vector of the output
@@ -275,7 +276,7 @@ struct LoadBalancedItems {
     if constexpr (fills) {
       store_marks(team, a0, item_count, m, shift, staged(0), marks);
     } else {
-      move_items(team, a0, item_count, m, start, staged, marks);
+      move_items(team, item_count, m, staged, marks);
     }
   }
 
@@ -330,8 +331,7 @@ struct LoadBalancedItems {
   /// Per-item operations: V items per thread, strided by the team size; the idle lanes of the
   /// last round compute with the team's last item and do not store, so that every lane runs
   /// the same instructions.
-  KOKKOS_INLINE_FUNCTION void move_items(const Member& team, int a0, int item_count, int m,
-                                         const ScratchArray<int>& start,
+  KOKKOS_INLINE_FUNCTION void move_items(const Member& team, int item_count, int m,
                                          const ScratchArray<Staged>& staged,
                                          const ScratchArray<Mark>& owner) const {
     using Value       = typename ItemOp::value_type;
@@ -345,12 +345,12 @@ struct LoadBalancedItems {
           const int qj = base + j * threads + tid;
           const int q  = qj < item_count ? qj : item_count - 1;
           own[j]       = m > 0 ? owner(q) : 0;
-          value[j]     = op.load(a0 + q, rank(q, start(own[j])), staged(own[j]));
+          value[j]     = op.load(q, staged(own[j]));
         }
         TESSERA_UNROLL_FULL
         for (int j = 0; j < V; ++j) {
           const int q = base + j * threads + tid;
-          if (q < item_count) op.store(a0 + q, rank(q, start(own[j])), staged(own[j]), value[j]);
+          if (q < item_count) op.store(q, staged(own[j]), value[j]);
         }
       }
     });
