@@ -58,7 +58,7 @@ const int items                           = on_device ? 1 << 27 : 1 << 22;
 /// interval_expand.
 const std::vector<tessera::IntervalTile> other_tiles =
     on_device
-        ? std::vector<tessera::IntervalTile>{{128, 1024}, {128, 2048}, {256, 4096}, {512, 4096}}
+        ? std::vector<tessera::IntervalTile>{{128, 1024}, {128, 2048}, {256, 1024}, {512, 2048}}
         : std::vector<tessera::IntervalTile>{{1, 1024}, {1, 16384}};
 const std::vector<std::string> case_names = {"uniform_mean4", "uniform_mean32", "uniform_mean256",
                                              "uniform_mean4096", "power_law_mean32"};

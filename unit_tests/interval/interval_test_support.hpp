@@ -31,11 +31,12 @@ Kokkos::View<T*, typename Space::memory_space> device_view(const std::vector<T>&
 /// A host copy of a rank-1 View.
 template <class View>
 std::vector<typename View::non_const_value_type> host_vector(const View& v) {
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-  std::vector<typename View::non_const_value_type> out(h.extent(0));
-  for (std::size_t k = 0; k < out.size(); ++k)
-    out[k] = h(k);  // any layout
-  return out;
+  using T = typename View::non_const_value_type;
+  // packed in v's own memory space first: a copy between spaces needs contiguous Views
+  Kokkos::View<T*, typename View::memory_space> packed("packed", v.extent(0));
+  Kokkos::deep_copy(packed, v);
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed);
+  return std::vector<T>(h.data(), h.data() + h.extent(0));
 }
 
 /// The offsets of counts on the device (exclusive_scan); total receives their sum.
@@ -145,9 +146,10 @@ struct TileCase {
   int n;
 };
 
-/// The default tile with every size of `sizes`, then tiles far smaller than the default (many
+/// The default tile with every size of `sizes`, then tiles smaller than the default (many
 /// teams, pieces cut inside and between intervals; with team sizes > 1 where the backend runs
-/// them) with sizes 1, 13 and 211.
+/// them; all small enough for a GPU's shared memory with 32-byte values) with sizes 1, 13 and
+/// 211.
 template <class Space>
 std::vector<TileCase> tile_cases(const std::vector<int>& sizes) {
   std::vector<TileCase> cases;
@@ -156,7 +158,7 @@ std::vector<TileCase> tile_cases(const std::vector<int>& sizes) {
   const int team_max = Kokkos::TeamPolicy<Space>(Space(), 1, 1)
                            .team_size_max(NoTeamWork<Space>{}, Kokkos::ParallelForTag());
   const std::vector<tessera::IntervalTile> small = {{1, 1},    {1, 7},      {1, 64},  {4, 24},
-                                                    {32, 250}, {256, 2048}, {64, 100}};
+                                                    {32, 250}, {256, 1024}, {64, 100}};
   for (const tessera::IntervalTile& tile : small) {
     if (tile.team_size > team_max) continue;
     for (const int n : {1, 13, 211})

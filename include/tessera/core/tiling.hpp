@@ -40,16 +40,25 @@ TileShape default_tile_shape(int scalar_bytes) {
   }
 }
 
-/// Default interval tile: on GPUs 256 threads and 2048 entries (8 per thread; measured on an
-/// H100 against 128 x 1024, moderngpu's NT = 128, VT = 8, and 128 x 2048: see perf/README.md),
-/// on host backends one thread with 4096.
+/// Default interval tile: on GPUs 2048 entries per team, with 256 threads for the moves and
+/// 128 for the fills (interval_expand, load_balancing_search), whose teams finish sooner (more
+/// resident teams overlap their phases); measured on an H200 against 128 x 1024, 256 x 1024 and
+/// 512 x 2048 (perf/README.md). On host backends one thread with 4096 entries.
 template <class ExecSpace>
-IntervalTile default_interval_tile() {
+IntervalTile default_interval_tile(bool fills) {
   if constexpr (is_device_space<ExecSpace>) {
-    return {256, 2048};
+    return {fills ? 128 : 256, 2048};
   } else {
+    (void)fills;
     return {1, 4096};
   }
+}
+
+/// Threads per team that every interval kernel runs with, whatever its registers: 256 on GPUs
+/// (255 registers per thread, the most a thread gets, fit 256 threads), 1 on host backends.
+template <class ExecSpace>
+constexpr int safe_interval_team_size() {
+  return is_device_space<ExecSpace> ? 256 : 1;
 }
 
 /// Bytes of level-0 scratch (GPU shared memory) that per-thread buffers may use before they are
