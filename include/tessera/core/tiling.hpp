@@ -40,14 +40,15 @@ TileShape default_tile_shape(int scalar_bytes) {
   }
 }
 
-/// Default interval tile: on GPUs 2048 entries per team, with 256 threads for the moves and
-/// 128 for the fills (interval_expand, load_balancing_search), whose teams finish sooner (more
-/// resident teams overlap their phases); measured on an H200 against 128 x 1024, 256 x 1024 and
-/// 512 x 2048 (perf/README.md). On host backends one thread with 4096 entries.
+/// Default interval tile: on GPUs 256 threads and 2048 entries for the moves, 128 threads and
+/// 2304 entries (2 walks of 9 per thread) for the fills (interval_expand, load_balancing_search),
+/// whose teams finish sooner (more resident teams overlap their phases); measured on an H100
+/// and an H200 against 128 x 1024, 128 x 2048, 256 x 1024 and 512 x 2048 (perf/README.md). On
+/// host backends one thread with 4096 entries.
 template <class ExecSpace>
 IntervalTile default_interval_tile(bool fills) {
   if constexpr (is_device_space<ExecSpace>) {
-    return {fills ? 128 : 256, 2048};
+    return fills ? IntervalTile{128, 2304} : IntervalTile{256, 2048};
   } else {
     (void)fills;
     return {1, 4096};

@@ -25,8 +25,8 @@ struct IntervalOptions {
   /// responsibility: which interval's item lands there is unspecified.
   bool check_overlap = false;
   /// Threads per team and merge-path entries per team (zero: the backend's default, on GPUs
-  /// 2048 entries with 256 threads for the moves and 128 for interval_expand and
-  /// load_balancing_search, 1 x 4096 on host backends). Any positive shape gives the same
+  /// 256 x 2048 for the moves and 128 x 2304 for interval_expand and load_balancing_search,
+  /// 1 x 4096 on host backends). Any positive shape gives the same
   /// results; the team size must be one the backend runs (1 on Serial) and the team's scratch
   /// (about 12 bytes per entry for int data) must fit, else the call throws before any kernel
   /// runs.

@@ -95,9 +95,14 @@ struct MergePathPartition {
   }
 };
 
-/// Merged entries each thread walks, and items it then loads before it stores (registers per
-/// thread: this many values).
+/// Items each thread of a per-item operation loads before it stores (registers per thread:
+/// this many values).
 inline constexpr int interval_items_per_thread = 8;
+
+/// Merged entries each thread walks: odd, so that the marks the 32 threads of a warp write at
+/// one step of their walks fall in 32 different shared-memory banks (with 8, four threads
+/// share each bank used).
+inline constexpr int interval_walk_length = 9;
 
 /// Items of T per 16-byte vector store (1: T's size does not divide 16).
 template <class T>
@@ -132,7 +137,7 @@ KOKKOS_INLINE_FUNCTION void store_bytes16(Bytes16* destination, const Bytes16& x
 /// above) with its staged data op.stage(k).
 ///
 /// Three phases per team (moderngpu's CTALoadBalance): (1) the offsets and staged data of the
-/// team's intervals go to scratch; (2) each thread walks V consecutive entries of the team's
+/// team's intervals go to scratch; (2) each thread walks WALK consecutive entries of the team's
 /// piece of the merge path (one binary search for its start, then one comparison per entry,
 /// without branches) and writes a mark for each item it passes to scratch: the interval's
 /// value for fill operations, the interval's index in scratch otherwise (skipped when the team
@@ -150,7 +155,8 @@ struct LoadBalancedItems {
   using ScratchSpace = typename ExecSpace::scratch_memory_space;
   template <class T>
   using ScratchArray     = Kokkos::View<T*, ScratchSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  static constexpr int V = interval_items_per_thread;
+  static constexpr int V    = interval_items_per_thread;
+  static constexpr int WALK = interval_walk_length;
   /// Marks per vector store (fill operations on a contiguous output).
   static constexpr int W = fills ? items_per_vector<Mark>() : 1;
 
@@ -165,10 +171,10 @@ struct LoadBalancedItems {
   template <class T>
   static constexpr std::size_t scratch_alignment = alignof(T) > 16 ? alignof(T) : 16;
 
-  /// Entries of the offsets (start) array: m + 1 staged intervals and V end markers.
-  KOKKOS_INLINE_FUNCTION static constexpr int start_count(int m) { return m + V + 1; }
+  /// Entries of the offsets (start) array: m + 1 staged intervals and WALK end markers.
+  KOKKOS_INLINE_FUNCTION static constexpr int start_count(int m) { return m + WALK + 1; }
 
-  /// Bytes of the staged data of m + 1 intervals and V end markers, rounded up so that the
+  /// Bytes of the staged data of m + 1 intervals and WALK end markers, rounded up so that the
   /// marks that follow them are aligned.
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t staged_bytes(int m) {
     const std::size_t bytes = sizeof(Staged) * static_cast<std::size_t>(start_count(m));
@@ -176,7 +182,7 @@ struct LoadBalancedItems {
     return (bytes + align - 1) / align * align;
   }
 
-  /// Bytes of the pool that holds the staged data of a piece's m + 1 intervals (and V end
+  /// Bytes of the pool that holds the staged data of a piece's m + 1 intervals (and WALK end
   /// markers) followed by the marks of its items: m + items <= per_team.
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t pool_bytes(int per_team) {
     const std::size_t largest = sizeof(Staged) > sizeof(Mark) ? sizeof(Staged) : sizeof(Mark);
@@ -200,7 +206,8 @@ struct LoadBalancedItems {
     const int a0 = piece.a0, item_count = piece.items, b0 = piece.b0, m = piece.m;
     // Staged intervals: the owner of the team's first item (b0 - 1; interval 0 again when
     // b0 = 0, so that no owner is ever negative) at index 0, then the m that start in the
-    // piece, then V end markers (start = item_count) that stop every walk at the piece's end.
+    // piece, then WALK end markers (start = item_count) that stop every walk at the piece's
+    // end.
     // start: offsets - a0, clamped to [INT_MIN, item_count] (valid offsets never are): compared
     // with the local item indices q in [0, item_count); q - start is the item's rank in its
     // interval
@@ -244,7 +251,7 @@ struct LoadBalancedItems {
       const int* next = start.data() + 1;  // the piece's offsets, m of them, and the end markers
       const int size  = item_count + m;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int tid) {
-        for (int diag = tid * V; diag < size; diag += threads * V) {
+        for (int diag = tid * WALK; diag < size; diag += threads * WALK) {
           // items among the first diag entries of the piece (an offset before an equal item)
           int lo = diag - m > 0 ? diag - m : 0, hi = diag < item_count ? diag : item_count;
           while (lo < hi) {
@@ -259,7 +266,7 @@ struct LoadBalancedItems {
           Mark* mark_at = marks.data() + shift + qi;
           Mark mark     = mark_of(staged, qo);
           TESSERA_UNROLL_FULL
-          for (int e = 0; e < V; ++e) {
+          for (int e = 0; e < WALK; ++e) {
             if (qi < bound) {
               *mark_at++ = mark;
               ++qi;
