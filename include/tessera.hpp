@@ -16,4 +16,5 @@
 #include <tessera/interval/exclusive_scan.hpp>
 #include <tessera/interval/interval_expand.hpp>
 #include <tessera/interval/interval_move.hpp>
+#include <tessera/interval/interval_workspace.hpp>
 #include <tessera/interval/load_balancing_search.hpp>

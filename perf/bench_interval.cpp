@@ -5,9 +5,12 @@
 // packings), so that every interval is read from and written to an unrelated place.
 // Rows (all in one process, on the same data):
 //   <case>/device_copy            Kokkos::deep_copy of the same 2^27 items (the bandwidth ceiling)
-//   <case>/interval_move          tessera::interval_move, IntervalOptions::check off
-//   <case>/interval_move_checked  the same with the default checks (one pass over the
-//                                 intervals and a fence)
+//   <case>/interval_move          tessera::interval_move, IntervalOptions::check off, with an
+//                                 IntervalWorkspace (as cub's temporary storage, allocated
+//                                 outside the timing; so are those of gather and expand)
+//   <case>/interval_move_checked  the plain call: default checks (one pass over the intervals
+//                                 and a fence) and no workspace (its memory allocated and freed
+//                                 in the call)
 //   <case>/interval_gather        tessera::interval_gather of the same sources, packed in order
 //                                 into the output (random reads, sequential writes), check off
 //   <case>/cub_batched_copy       cub::DeviceCopy::Batched on the same moves (CUDA builds only;
@@ -106,6 +109,17 @@ struct Case {
   std::int64_t n = 0, total = 0;
   Indices offsets, gather, scatter, input, output;
 };
+
+/// The workspace of the tessera rows (like cub's temporary storage, allocated outside the
+/// timing); first called inside the Kokkos scope, which releases it.
+tessera::IntervalWorkspace<Space>& workspace() {
+  static auto* w = [] {
+    auto* p = new tessera::IntervalWorkspace<Space>();
+    Kokkos::push_finalize_hook([p] { *p = tessera::IntervalWorkspace<Space>(); });
+    return p;
+  }();
+  return *w;
+}
 
 /// The resident case; first called inside the Kokkos scope, which releases it.
 std::map<std::string, Case>& cases() {
@@ -273,13 +287,14 @@ void call(Row row, const std::string& name, const Case& c, const tessera::Interv
       break;
     case Row::interval_move:
       tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output,
-                             unchecked);
+                             unchecked, &workspace());
       break;
     case Row::interval_move_checked:
       tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output);
       break;
     case Row::interval_gather:
-      tessera::interval_gather(Space(), c.total, c.gather, c.offsets, c.input, c.output, unchecked);
+      tessera::interval_gather(Space(), c.total, c.gather, c.offsets, c.input, c.output, unchecked,
+                               &workspace());
       break;
     case Row::cub_batched_copy:
 #ifdef TESSERA_BENCH_CUB
@@ -293,7 +308,8 @@ void call(Row row, const std::string& name, const Case& c, const tessera::Interv
       team_per_interval(c);
       break;
     case Row::interval_expand:
-      tessera::interval_expand(Space(), c.total, c.offsets, c.gather, c.output, unchecked);
+      tessera::interval_expand(Space(), c.total, c.offsets, c.gather, c.output, unchecked,
+                               &workspace());
       break;
     case Row::naive_expand:
       naive_expand(c);

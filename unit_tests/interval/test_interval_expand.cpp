@@ -53,7 +53,8 @@ TYPED_TEST(IntervalExpand, SeedDemonstration) {
 /// the tile, against the host loop.
 template <class Space, class T, class Out>
 void expand_and_check(const std::vector<int>& counts, const Out& out,
-                      const tessera::IntervalTile& tile, const std::string& where) {
+                      const tessera::IntervalTile& tile, const std::string& where,
+                      tessera::IntervalWorkspace<Space>* workspace = nullptr) {
   std::vector<T> values(counts.size()), expected;
   for (std::size_t k = 0; k < counts.size(); ++k) {
     values[k] = value_of<T>(static_cast<int>(k));
@@ -64,7 +65,8 @@ void expand_and_check(const std::vector<int>& counts, const Out& out,
   ASSERT_EQ(out.extent(0), expected.size()) << where;
   tessera::IntervalOptions options;
   options.tile = tile;
-  tessera::interval_expand(Space(), total, offsets, device_view<T, Space>(values), out, options);
+  tessera::interval_expand(Space(), total, offsets, device_view<T, Space>(values), out, options,
+                           workspace);
   EXPECT_TRUE(host_vector(out) == expected) << where;
 }
 
@@ -73,15 +75,19 @@ inline std::size_t sum_of(const std::vector<int>& counts) {
   return std::accumulate(counts.begin(), counts.end(), std::size_t{0});
 }
 
+// One workspace serves every call: it grows with the sizes and tiles.
 template <class Space, class T>
 void check_distributions() {
+  tessera::IntervalWorkspace<Space> workspace;
   for (const std::string& kind : tessera_test::count_kinds()) {
     for (const auto& c : tessera_test::tile_cases<Space>({0, 1, 13, 1009, 4001})) {
       const std::vector<int> counts = make_counts(kind, c.n, 29 + c.n);
       Kokkos::View<T*, typename Space::memory_space> out("out", sum_of(counts));
-      expand_and_check<Space, T>(counts, out, c.tile, kind + ", " + tessera_test::describe(c));
+      expand_and_check<Space, T>(counts, out, c.tile, kind + ", " + tessera_test::describe(c),
+                                 c.n % 2 == 1 ? &workspace : nullptr);
     }
   }
+  EXPECT_GT(workspace.size_bytes(), 0u);
 }
 
 TYPED_TEST(IntervalExpand, MatchesHostLoop) {

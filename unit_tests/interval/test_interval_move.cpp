@@ -140,20 +140,22 @@ void check_distributions() {
       const auto gather       = device_view<int, Space>(m.gather),
                  scatter      = device_view<int, Space>(m.scatter);
       const std::string where = kind + ", " + tessera_test::describe(c);
+      tessera::IntervalWorkspace<Space> workspace;  // used by the unchecked calls
       for (const bool checked : {true, false}) {
+        tessera::IntervalWorkspace<Space>* reuse = checked ? nullptr : &workspace;
         tessera::IntervalOptions options;
         options.tile          = c.tile;
         options.check         = checked;
         options.check_overlap = checked;
         Kokkos::View<T*, Mem> out("out", m.output_extent);
         Kokkos::deep_copy(out, blank);
-        tessera::interval_move(Space(), total, gather, scatter, offsets, in, out, options);
+        tessera::interval_move(Space(), total, gather, scatter, offsets, in, out, options, reuse);
         EXPECT_TRUE(host_vector(out) == moved) << "move, " << where;
         Kokkos::deep_copy(out, blank);
-        tessera::interval_scatter(Space(), total, scatter, offsets, in, out, options);
+        tessera::interval_scatter(Space(), total, scatter, offsets, in, out, options, reuse);
         EXPECT_TRUE(host_vector(out) == scattered) << "scatter, " << where;
         Kokkos::View<T*, Mem> packed("packed", total);
-        tessera::interval_gather(Space(), total, gather, offsets, in, packed, options);
+        tessera::interval_gather(Space(), total, gather, offsets, in, packed, options, reuse);
         EXPECT_TRUE(host_vector(packed) == gathered) << "gather, " << where;
       }
     }

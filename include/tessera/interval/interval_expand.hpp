@@ -33,10 +33,12 @@ struct ExpandValue {
 /// values of extent n = offsets.extent(0), out of extent >= total. Throws before any write on
 /// mismatched extents and, with options.check (the default; one pass and a fence), on offsets
 /// that do not start at 0, decrease or exceed total. Load balanced by load_balancing_search's
-/// merge path: any distribution of counts costs O(total + n).
+/// merge path: any distribution of counts costs O(total + n). workspace (optional): memory
+/// reused across calls (IntervalWorkspace).
 template <class ExecSpace, class Offsets, class Values, class Out>
 void interval_expand(const ExecSpace& space, std::int64_t total, const Offsets& offsets,
-                     const Values& values, const Out& out, const IntervalOptions& options = {}) {
+                     const Values& values, const Out& out, const IntervalOptions& options = {},
+                     IntervalWorkspace<ExecSpace>* workspace = nullptr) {
   static_assert(Kokkos::is_view<Values>::value && Values::rank == 1 &&
                     Kokkos::is_view<Out>::value && Out::rank == 1,
                 "tessera::interval_expand: values and out must be rank-1 Kokkos Views");
@@ -58,7 +60,7 @@ void interval_expand(const ExecSpace& space, std::int64_t total, const Offsets& 
   const IntervalTile tile = Impl::interval_tile(space, fn, total, offsets, op, options.tile);
   Impl::check_offsets(space, fn, total, offsets, options);
   Impl::for_each_item_with_owner(space, "tessera::interval::interval_expand", total, offsets, op,
-                                 tile);
+                                 tile, workspace);
 }
 
 }  // namespace tessera

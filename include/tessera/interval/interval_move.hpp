@@ -84,7 +84,8 @@ struct MoveItems {
 template <class ExecSpace, class Gather, class Scatter, class Offsets, class Input, class Output>
 void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
                     const Gather& gather, const Scatter& scatter, const Offsets& offsets,
-                    const Input& input, const Output& output, const IntervalOptions& options) {
+                    const Input& input, const Output& output, const IntervalOptions& options,
+                    IntervalWorkspace<ExecSpace>* workspace) {
   static_assert(is_readable_sequence<ExecSpace, Gather>() &&
                     is_readable_sequence<ExecSpace, Scatter>() &&
                     std::is_integral<sequence_value_t<Gather>>::value &&
@@ -119,7 +120,8 @@ void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
     check_move_ranges(space, fn, total, offsets, gather, scatter, input_extent, output_extent);
   }
   if (options.check_overlap) check_disjoint_destinations(space, fn, total, offsets, scatter);
-  for_each_item_with_owner(space, concat("tessera::interval::", fn), total, offsets, op, tile);
+  for_each_item_with_owner(space, concat("tessera::interval::", fn), total, offsets, op, tile,
+                           workspace);
 }
 
 }  // namespace Impl
@@ -139,13 +141,15 @@ void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
 /// the intervals and a fence) offsets that do not start at 0, decrease or exceed total, and
 /// source or destination ranges outside input or output; with options.check_overlap (a sort)
 /// two intervals writing the same output item. Without check_overlap, overlapping destinations
-/// are the caller's responsibility (which value lands there is unspecified).
+/// are the caller's responsibility (which value lands there is unspecified). workspace
+/// (optional): memory reused across calls (IntervalWorkspace).
 template <class ExecSpace, class Gather, class Scatter, class Offsets, class Input, class Output>
 void interval_move(const ExecSpace& space, std::int64_t total, const Gather& gather,
                    const Scatter& scatter, const Offsets& offsets, const Input& input,
-                   const Output& output, const IntervalOptions& options = {}) {
+                   const Output& output, const IntervalOptions& options = {},
+                   IntervalWorkspace<ExecSpace>* workspace = nullptr) {
   Impl::move_intervals(space, "interval_move", total, gather, scatter, offsets, input, output,
-                       options);
+                       options, workspace);
 }
 
 /// interval_move with consecutive destinations: output[offsets[k] + r] = input[gather[k] + r]
@@ -155,10 +159,12 @@ void interval_move(const ExecSpace& space, std::int64_t total, const Gather& gat
 template <class ExecSpace, class Gather, class Offsets, class Input, class Output>
 void interval_gather(const ExecSpace& space, std::int64_t total, const Gather& gather,
                      const Offsets& offsets, const Input& input, const Output& output,
-                     const IntervalOptions& options = {}) {
+                     const IntervalOptions& options          = {},
+                     IntervalWorkspace<ExecSpace>* workspace = nullptr) {
   IntervalOptions o = options;
   o.check_overlap   = false;
-  Impl::move_intervals(space, "interval_gather", total, gather, offsets, offsets, input, output, o);
+  Impl::move_intervals(space, "interval_gather", total, gather, offsets, offsets, input, output, o,
+                       workspace);
 }
 
 /// interval_move with consecutive sources: output[scatter[k] + r] = input[offsets[k] + r] for
@@ -167,9 +173,10 @@ void interval_gather(const ExecSpace& space, std::int64_t total, const Gather& g
 template <class ExecSpace, class Scatter, class Offsets, class Input, class Output>
 void interval_scatter(const ExecSpace& space, std::int64_t total, const Scatter& scatter,
                       const Offsets& offsets, const Input& input, const Output& output,
-                      const IntervalOptions& options = {}) {
+                      const IntervalOptions& options          = {},
+                      IntervalWorkspace<ExecSpace>* workspace = nullptr) {
   Impl::move_intervals(space, "interval_scatter", total, offsets, scatter, offsets, input, output,
-                       options);
+                       options, workspace);
 }
 
 }  // namespace tessera

@@ -37,11 +37,12 @@ struct StoreOwner {
 /// owner is a writable rank-1 integer View of extent >= total. Throws before any write: total
 /// outside [0, 2^31 - 1], owner too short, and (options.check, the default: one pass over the
 /// offsets and a fence) offsets that do not start at 0, decrease, or exceed total.
-/// O(total + n) work; allocates 16 bytes per team (one team per options.tile.items_per_team
-/// merge-path entries).
+/// O(total + n) work; 16 bytes per team of memory (one team per options.tile.items_per_team
+/// merge-path entries), allocated for the call or taken from workspace (IntervalWorkspace).
 template <class ExecSpace, class Offsets, class Owner>
 void load_balancing_search(const ExecSpace& space, std::int64_t total, const Offsets& offsets,
-                           const Owner& owner, const IntervalOptions& options = {}) {
+                           const Owner& owner, const IntervalOptions& options = {},
+                           IntervalWorkspace<ExecSpace>* workspace = nullptr) {
   static_assert(Kokkos::is_view<Owner>::value && Owner::rank == 1 &&
                     std::is_integral<typename Owner::value_type>::value &&
                     !std::is_const<typename Owner::value_type>::value,
@@ -64,7 +65,7 @@ void load_balancing_search(const ExecSpace& space, std::int64_t total, const Off
   const IntervalTile tile = Impl::interval_tile(space, fn, total, offsets, op, options.tile);
   Impl::check_offsets(space, fn, total, offsets, options);
   Impl::for_each_item_with_owner(space, "tessera::interval::load_balancing_search", total, offsets,
-                                 op, tile);
+                                 op, tile, workspace);
 }
 
 }  // namespace tessera

@@ -32,6 +32,7 @@
 #include <tessera/core/sorted_search.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/interval/interval_options.hpp>
+#include <tessera/interval/interval_workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -67,11 +68,6 @@ KOKKOS_INLINE_FUNCTION std::int64_t merge_path_items(const Offsets& offsets, std
   }
   return lo;
 }
-
-/// One team's piece of the merged sequence: items [a0, a0 + items) and offsets [b0, b0 + m).
-struct TeamPiece {
-  int a0, items, b0, m;
-};
 
 /// pieces[t] = team t's piece: the merge path cut at t * per_team and (t + 1) * per_team. The
 /// clamps only matter for offsets that IntervalOptions::check would reject: they keep every
@@ -381,8 +377,8 @@ bool vector_stores(const ItemOp& op) {
 /// The kernel of an item operation.
 template <class ExecSpace, class Offsets, class ItemOp>
 using LoadBalancedKernel =
-    LoadBalancedItems<ExecSpace, Offsets,
-                      Kokkos::View<TeamPiece*, typename ExecSpace::memory_space>, ItemOp>;
+    LoadBalancedItems<ExecSpace, Offsets, typename IntervalWorkspace<ExecSpace>::pieces_type,
+                      ItemOp>;
 
 /// The tile of IntervalOptions::tile for this kernel, checked before any kernel runs: positive,
 /// at most 2^24 entries per team, a team size the backend runs the kernel with, team scratch
@@ -437,20 +433,25 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
 }
 
 /// Runs op (an item operation, see above) over every item i in [0, total) and its owner k
-/// (offsets[k] <= i < offsets[k + 1]) with the tile of interval_tile. The caller validates
-/// total (at most 2^31 - 1) and, unless told not to, the offsets. Allocates 16 bytes per team.
+/// (offsets[k] <= i < offsets[k + 1]) with the tile of interval_tile, the team pieces in
+/// workspace's memory (nullptr: 16 bytes per team allocated for the call). The caller validates
+/// total (at most 2^31 - 1) and, unless told not to, the offsets.
 template <class ExecSpace, class Offsets, class ItemOp>
 void for_each_item_with_owner(const ExecSpace& space, const std::string& label, std::int64_t total,
-                              const Offsets& offsets, const ItemOp& op, const IntervalTile& tile) {
+                              const Offsets& offsets, const ItemOp& op, const IntervalTile& tile,
+                              IntervalWorkspace<ExecSpace>* workspace) {
   const std::int64_t n = static_cast<std::int64_t>(offsets.extent(0));
   if (total == 0) return;
   const std::int64_t per   = tile.items_per_team;
   const std::int64_t teams = (total + n + per - 1) / per;
   using Kernel             = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
-  using Pieces             = decltype(Kernel::pieces);
-  const Pieces pieces(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                         std::string("tessera::interval::team_pieces")),
-                      teams);
+  using Pieces             = typename IntervalWorkspace<ExecSpace>::pieces_type;
+  const Pieces pieces =
+      workspace != nullptr
+          ? workspace->pieces(space, teams)
+          : Pieces(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                      std::string("tessera::interval::team_pieces")),
+                   teams);
   Kokkos::parallel_for("tessera::interval::merge_path_partition",
                        Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(teams)),
                        MergePathPartition<Offsets, Pieces>{offsets, pieces, total, n, per});
