@@ -204,9 +204,9 @@ struct LoadBalancedItems {
     // b0 = 0, so that no owner is ever negative) at index 0, then the m that start in the
     // piece, then WALK end markers (start = item_count) that stop every walk at the piece's
     // end.
-    // start: offsets - a0, clamped to [INT_MIN, item_count] (valid offsets never are): compared
-    // with the local item indices q in [0, item_count); q - start is the item's rank in its
-    // interval
+    // start: offsets - a0, clamped to [INT_MIN, item_count] (valid offsets never are), the
+    // local index of each staged interval's first item: the walk compares it with the local
+    // item indices in [0, item_count); per-item operations stage it with the interval
     const auto& scratch = team.team_scratch(0);
     const ScratchArray<int> start(static_cast<int*>(scratch.get_shmem_aligned(
                                       sizeof(int) * start_count(per_team), scratch_alignment<int>)),
