@@ -61,8 +61,8 @@ inline void require_total(const char* fn, std::int64_t total, std::size_t n) {
           concat("offsets is empty but total = ", total, ": no interval owns the items"));
 }
 
-/// Checks shared by the interval primitives: require_total, and (with options.check) the
-/// offsets follow the rules of IntervalOptions::check.
+/// With options.check, the offsets follow the rules of IntervalOptions::check. The caller has
+/// validated total and n (require_total, run by interval_tile before any kernel).
 template <class ExecSpace, class Offsets>
 void check_offsets(const ExecSpace& space, const char* fn, std::int64_t total,
                    const Offsets& offsets, const IntervalOptions& options) {
@@ -72,7 +72,6 @@ void check_offsets(const ExecSpace& space, const char* fn, std::int64_t total,
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Offsets::memory_space>::accessible,
                 "tessera: offsets must be accessible from the execution space");
   const std::size_t n = offsets.extent(0);
-  require_total(fn, total, n);
   if (!options.check || n == 0) return;
   int first = std::numeric_limits<int>::max();  // the Min reducer's identity: none found
   Kokkos::parallel_reduce("tessera::interval::check_offsets",

@@ -29,7 +29,6 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/sorted_search.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/interval/interval_options.hpp>
 #include <tessera/interval/interval_workspace.hpp>
@@ -39,7 +38,6 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <type_traits>
 
