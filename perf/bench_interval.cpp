@@ -20,6 +20,15 @@
 //   <case>/team_per_interval      one 32-thread team per interval copying it (no search; what
 //                                 the memory system gives for this access pattern when the
 //                                 counts are similar, unbalanced otherwise)
+//   <case>/block_permutation      the same 2^27 items moved as aligned blocks of the case's
+//                                 mean count (4 items at mean 4, 32 for the power law), each
+//                                 from a pseudo-random block to another, with 16-byte loads and
+//                                 stores and no metadata: what the memory system gives for
+//                                 pieces of this size between unrelated places, without search,
+//                                 variable sizes or misaligned ends (a bound for the moves)
+//   <case>/block_permutation_misaligned
+//                                 the same blocks one item later on both sides, 4 bytes per
+//                                 thread: their ends cut 32-byte sectors, as the intervals' do
 //   <case>/interval_expand        tessera::interval_expand of n int32 values, check off
 //   <case>/naive_expand           the same with the naive search
 //   <case>/interval_move/tile_TxE, <case>/interval_expand/tile_TxE
@@ -27,8 +36,8 @@
 //                                 threads per team, E merge-path entries per team)
 // Counters: GB_per_s = (items read + items written) * 4 bytes / s, the data only, as for the
 // device copy; GB_per_s_all adds the interval metadata the call must read (offsets, gather,
-// scatter or values: 4 bytes each per interval); x_copy, x_cub, x_naive: this row's time
-// ratios against those rows of the same case (> 1: this row is faster).
+// scatter or values: 4 bytes each per interval); x_copy, x_cub, x_naive, x_blocks: this row's
+// time ratios against those rows of the same case (> 1: this row is faster).
 #include <tessera.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -184,6 +193,57 @@ void team_per_interval(const Case& c) {
       });
 }
 
+/// log2 of the items per block of block_permutation: the case's mean count rounded to a power
+/// of two, at least 4 (one 16-byte vector).
+int block_log2(const Case& c) {
+  int lb = 2;
+  while ((2 << lb) <= static_cast<double>(c.total) / static_cast<double>(c.n) * 1.5)
+    ++lb;
+  return lb;
+}
+
+/// The block that block j of a permutation of 2^k blocks (mask = 2^k - 1) moves from or to:
+/// an odd multiplier scatters neighbours.
+KOKKOS_INLINE_FUNCTION unsigned source_block(unsigned j, unsigned mask) {
+  return (j * 0x9E3779B1u) & mask;
+}
+KOKKOS_INLINE_FUNCTION unsigned destination_block(unsigned j, unsigned mask) {
+  return (j * 0x85EBCA77u + 1) & mask;
+}
+
+/// Moves the total / B blocks of B = 2^block_log2 items of the input to the output, block j
+/// from source_block(j) to destination_block(j) (total is a power of two). Aligned: 16 bytes
+/// per thread. Misaligned: every block one item later on both sides (the last item wraps to
+/// the first), one item per thread, so that each block's ends cut 32-byte sectors, as an
+/// interval's do.
+void block_permutation(const Case& c, bool misaligned) {
+  const int lb       = block_log2(c);
+  const auto items   = static_cast<unsigned>(c.total);
+  const unsigned all = items - 1;
+  if (misaligned) {
+    const unsigned mask = (items >> lb) - 1, in_block = (1u << lb) - 1;
+    const Indices input = c.input, output = c.output;
+    Kokkos::parallel_for(
+        "bench::block_permutation_misaligned", Kokkos::RangePolicy<Space>(0, items),
+        KOKKOS_LAMBDA(int i) {
+          const unsigned j = static_cast<unsigned>(i) >> lb, r = (i & in_block) + 1;
+          output(((destination_block(j, mask) << lb) + r) & all) =
+              input(((source_block(j, mask) << lb) + r) & all);
+        });
+    return;
+  }
+  using tessera::Impl::Bytes16;  // blocks of 2^(lb - 2) vectors
+  const int lv        = lb - 2;
+  const unsigned mask = (items >> lb) - 1, in_block = (1u << lv) - 1;
+  const Bytes16* src = reinterpret_cast<const Bytes16*>(c.input.data());
+  Bytes16* dst       = reinterpret_cast<Bytes16*>(c.output.data());
+  Kokkos::parallel_for(
+      "bench::block_permutation", Kokkos::RangePolicy<Space>(0, items / 4), KOKKOS_LAMBDA(int v) {
+        const unsigned j = static_cast<unsigned>(v) >> lv, r = v & in_block;
+        dst[(destination_block(j, mask) << lv) | r] = src[(source_block(j, mask) << lv) | r];
+      });
+}
+
 void naive_expand(const Case& c) {
   const Case d = c;
   Kokkos::parallel_for(
@@ -247,6 +307,8 @@ enum class Row {
   interval_move_checked,
   interval_gather,
   team_per_interval,
+  block_permutation,
+  block_permutation_misaligned,
   cub_batched_copy,
   naive_move,
   interval_expand,
@@ -269,6 +331,10 @@ const char* row_name(Row r) {
       return "naive_move";
     case Row::team_per_interval:
       return "team_per_interval";
+    case Row::block_permutation:
+      return "block_permutation";
+    case Row::block_permutation_misaligned:
+      return "block_permutation_misaligned";
     case Row::interval_expand:
       return "interval_expand";
     case Row::naive_expand:
@@ -306,6 +372,10 @@ void call(Row row, const std::string& name, const Case& c, const tessera::Interv
       break;
     case Row::team_per_interval:
       team_per_interval(c);
+      break;
+    case Row::block_permutation:
+    case Row::block_permutation_misaligned:
+      block_permutation(c, row == Row::block_permutation_misaligned);
       break;
     case Row::interval_expand:
       tessera::interval_expand(Space(), c.total, c.offsets, c.gather, c.output, unchecked,
@@ -351,13 +421,15 @@ void run(benchmark::State& state, const std::string& name, Row row,
   state.counters["GB_per_s"]     = data / seconds * 1e-9;
   state.counters["GB_per_s_all"] = (data + metadata) / seconds * 1e-9;
   state.counters["mean_count"]   = static_cast<double>(c.total) / static_cast<double>(c.n);
-  for (Row other : {Row::device_copy, Row::cub_batched_copy, Row::naive_move, Row::naive_expand}) {
+  for (Row other : {Row::device_copy, Row::cub_batched_copy, Row::naive_move,
+                    Row::block_permutation, Row::naive_expand}) {
     const bool same_kind = (other == Row::naive_expand) == expand;  // moves vs expansions
     const auto it        = seconds_of().find(name + "/" + row_name(other));
     if (other != row && same_kind && it != seconds_of().end()) {
-      const char* key     = other == Row::device_copy        ? "x_copy"
-                            : other == Row::cub_batched_copy ? "x_cub"
-                                                             : "x_naive";
+      const char* key     = other == Row::device_copy         ? "x_copy"
+                            : other == Row::cub_batched_copy  ? "x_cub"
+                            : other == Row::block_permutation ? "x_blocks"
+                                                              : "x_naive";
       state.counters[key] = it->second / seconds;
     }
   }
@@ -365,9 +437,10 @@ void run(benchmark::State& state, const std::string& name, Row row,
 
 const bool registered = [] {
   for (const std::string& name : case_names) {
-    for (Row row : {Row::device_copy, Row::cub_batched_copy, Row::naive_move,
-                    Row::team_per_interval, Row::interval_move, Row::interval_move_checked,
-                    Row::interval_gather, Row::naive_expand, Row::interval_expand}) {
+    for (Row row : {Row::device_copy, Row::cub_batched_copy, Row::block_permutation,
+                    Row::block_permutation_misaligned, Row::naive_move, Row::team_per_interval,
+                    Row::interval_move, Row::interval_move_checked, Row::interval_gather,
+                    Row::naive_expand, Row::interval_expand}) {
 #ifndef TESSERA_BENCH_CUB
       if (row == Row::cub_batched_copy) continue;
 #endif

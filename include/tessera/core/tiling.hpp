@@ -6,11 +6,12 @@
 namespace tessera {
 
 /// Shape of one team's work in the interval primitives (load-balancing search and its users):
-/// each team takes items_per_team entries (output items plus intervals) of the merge path.
-/// A zero field means the backend's default (IntervalOptions::tile).
+/// a team stages and walks items_per_team entries (output items plus intervals) of the merge
+/// path at a time, its scratch sized for them (a piece; the moves give each team 4 consecutive
+/// pieces). A zero field means the backend's default (IntervalOptions::tile).
 struct IntervalTile {
   int team_size      = 0;  ///< threads per team
-  int items_per_team = 0;  ///< output items + intervals per team
+  int items_per_team = 0;  ///< output items + intervals per piece (a team's scratch holds one)
 };
 
 namespace Impl {

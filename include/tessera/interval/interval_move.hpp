@@ -38,7 +38,8 @@ struct MoveItems {
     SourceIndex source;
     DestinationIndex destination;
   };
-  using value_type = typename Output::non_const_value_type;
+  using value_type  = typename Output::non_const_value_type;
+  using target_type = DestinationIndex;  // the output item
   Gather gather;
   Scatter scatter;
   Input input;
@@ -73,8 +74,10 @@ struct MoveItems {
     const auto j = static_cast<SourceIndex>(s.source + static_cast<SourceIndex>(q));
     return j < input_limit ? value_type(input(j)) : value_type{};
   }
-  KOKKOS_INLINE_FUNCTION void store(int q, const staged_type& s, const value_type& v) const {
-    const auto j = static_cast<DestinationIndex>(s.destination + static_cast<DestinationIndex>(q));
+  KOKKOS_INLINE_FUNCTION target_type target(int q, const staged_type& s) const {
+    return static_cast<DestinationIndex>(s.destination + static_cast<DestinationIndex>(q));
+  }
+  KOKKOS_INLINE_FUNCTION void store(target_type j, const value_type& v) const {
     if (j < output_limit) output(j) = v;
   }
 };

@@ -24,7 +24,7 @@ struct IntervalOptions {
   /// integers and a fence). Off (the default), overlapping destinations are the caller's
   /// responsibility: which interval's item lands there is unspecified.
   bool check_overlap = false;
-  /// Threads per team and merge-path entries per team (zero: the backend's default, on GPUs
+  /// Threads per team and merge-path entries per piece (zero: the backend's default, on GPUs
   /// 256 x 2048 for the moves and 128 x 2304 for interval_expand and load_balancing_search,
   /// 1 x 4096 on host backends). Any positive shape gives the same
   /// results; the team size must be one the backend runs (1 on Serial) and the team's scratch

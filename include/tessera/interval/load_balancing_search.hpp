@@ -37,8 +37,8 @@ struct StoreOwner {
 /// owner is a writable rank-1 integer View of extent >= total. Throws before any write: total
 /// outside [0, 2^31 - 1], owner too short, and (options.check, the default: one pass over the
 /// offsets and a fence) offsets that do not start at 0, decrease, or exceed total.
-/// O(total + n) work; 16 bytes per team of memory (one team per options.tile.items_per_team
-/// merge-path entries), allocated for the call or taken from workspace (IntervalWorkspace).
+/// O(total + n) work; 16 bytes of memory per piece of options.tile.items_per_team merge-path
+/// entries, allocated for the call or taken from workspace (IntervalWorkspace).
 template <class ExecSpace, class Offsets, class Owner>
 void load_balancing_search(const ExecSpace& space, std::int64_t total, const Offsets& offsets,
                            const Owner& owner, const IntervalOptions& options = {},

@@ -2,12 +2,13 @@
 //
 // Output items 0, 1, ..., total - 1 and the interval offsets offsets[0..n) are merged, an
 // offset before an item of equal value (upper bound). Cutting the merged sequence of
-// total + n entries into pieces of items_per_team gives every team the same work whatever the
-// counts: a run of empty intervals fills a team with offsets and no items, one huge interval
-// fills many teams with items and one offset each. A team that holds items [a0, a1) and
+// total + n entries into pieces of items_per_team gives every piece the same work whatever the
+// counts: a run of empty intervals fills a piece with offsets and no items, one huge interval
+// fills many pieces with items and one offset each. A piece that holds items [a0, a1) and
 // offsets [b0, b1) knows that offsets before b0 are <= a0 and offsets from b1 on are > a1 - 1,
-// so the owner of item i in [a0, a1) is one of the intervals [b0 - 1, b1): the team walks its
-// piece of the merge path in scratch memory to find it.
+// so the owner of item i in [a0, a1) is one of the intervals [b0 - 1, b1): the team that takes
+// the piece walks its part of the merge path in scratch memory to find it. Each team takes a
+// few consecutive pieces (interval_pieces_per_team), one after the other.
 //
 // A primitive describes its per-interval and per-item work with an item operation of one of
 // two kinds. A fill operation writes one value per interval to every item of its interval in
@@ -16,16 +17,17 @@
 //   using staged_type;               the value written
 //   staged_type stage(k)             interval k's value, read once per interval;
 //   Out out;                         the rank-1 output View, out(i) = stage(owner of i).
-// A per-item operation does anything with a team's items given their interval's staged data
-// (moves):
+// A per-item operation reads one value per item and writes it elsewhere, given the item's
+// interval's staged data (moves):
 //   static constexpr bool fills = false;
-//   using staged_type, value_type;
+//   using staged_type, value_type, target_type;
 //   staged_type stage(k, first)      what the team keeps in scratch for interval k, whose first
 //                                    item is the team's local item `first` (an int, negative
 //                                    when the interval starts before the team's items);
 //   value_type load(q, staged)       the value of the team's local item q (item q - first of
 //                                    its interval);
-//   void store(q, staged, value)     where it goes.
+//   target_type target(q, staged)    where it goes (kept in registers until the store);
+//   void store(target, value)        writes it there.
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
@@ -67,9 +69,9 @@ KOKKOS_INLINE_FUNCTION std::int64_t merge_path_items(const Offsets& offsets, std
   return lo;
 }
 
-/// pieces[t] = team t's piece: the merge path cut at t * per_team and (t + 1) * per_team. The
-/// clamps only matter for offsets that IntervalOptions::check would reject: they keep every
-/// piece inside the items, the offsets and one team's scratch arrays.
+/// pieces[t] = piece t: the merge path cut at t * per_team and (t + 1) * per_team. The clamps
+/// only matter for offsets that IntervalOptions::check would reject: they keep every piece
+/// inside the items, the offsets and one team's scratch arrays.
 template <class Offsets, class Pieces>
 struct MergePathPartition {
   Offsets offsets;
@@ -89,9 +91,17 @@ struct MergePathPartition {
   }
 };
 
-/// Items each thread of a per-item operation loads before it stores (registers per thread:
-/// this many values).
-inline constexpr int interval_items_per_thread = 8;
+/// Items each thread of a per-item operation loads per round (move_pieces holds two rounds in
+/// registers: twice this many values and targets; with 8, the moves' 62 registers per thread
+/// left 4 teams of 256 threads per H100 multiprocessor instead of 6, and interval_gather lost
+/// 5%).
+inline constexpr int interval_items_per_thread = 4;
+
+/// Consecutive pieces of the merge path each team takes, one after the other: per-item
+/// operations overlap a piece's loads with the staging and walk of the next (move_pieces);
+/// fill operations take one.
+template <bool fills>
+inline constexpr int interval_pieces_per_team = fills ? 1 : 4;
 
 /// Merged entries each thread walks: odd, so that the marks the 32 threads of a warp write at
 /// one step of their walks fall in 32 different shared-memory banks (with 8, four threads
@@ -130,15 +140,15 @@ KOKKOS_INLINE_FUNCTION void store_bytes16(Bytes16* destination, const Bytes16& x
 /// Team kernel: for every item i in [0, total) of interval k, the item operation's work (see
 /// above) with its staged data op.stage(k).
 ///
-/// Three phases per team (moderngpu's CTALoadBalance): (1) the offsets and staged data of the
-/// team's intervals go to scratch; (2) each thread walks WALK consecutive entries of the team's
-/// piece of the merge path (one binary search for its start, then one comparison per entry,
-/// without branches) and writes a mark for each item it passes to scratch: the interval's
-/// value for fill operations, the interval's index in scratch otherwise (skipped when the team
-/// lies inside one interval); (3) fill operations copy the marks to the output with 16-byte
-/// stores where the type allows it; per-item operations take V items per thread strided by the
-/// team size, so that a warp touches consecutive items, read their staged data from scratch,
-/// issue the V loads, then the V stores.
+/// Three phases per piece (moderngpu's CTALoadBalance): (1) the offsets and staged data of the
+/// piece's intervals go to scratch; (2) each thread walks WALK consecutive entries of the
+/// piece's part of the merge path (one binary search for its start, then one comparison per
+/// entry, without branches) and writes a mark for each item it passes to scratch: the
+/// interval's value for fill operations, the interval's index in scratch otherwise (skipped
+/// when the piece lies inside one interval); (3) fill operations copy the marks to the output
+/// with 16-byte stores where the type allows it; per-item operations load V items per thread
+/// strided by the team size, so that a warp touches consecutive items, and store them after
+/// the next round's loads are issued, which may be the next piece's (move_pieces).
 template <class ExecSpace, class Offsets, class Pieces, class ItemOp>
 struct LoadBalancedItems {
   static constexpr bool fills = ItemOp::fills;
@@ -157,9 +167,12 @@ struct LoadBalancedItems {
   Offsets offsets;
   Pieces pieces;
   ItemOp op;
-  int per_team;
+  /// Merge-path entries per piece (the tile's items_per_team); pieces in all.
+  int per_team, piece_count;
   /// Fill operations: the output takes 16-byte stores (see vector_stores below).
   bool vector_stores;
+  /// Consecutive pieces each team takes (interval_pieces_per_team).
+  static constexpr int pieces_per_team = interval_pieces_per_team<fills>;
 
   /// Alignment of the scratch arrays (16 bytes at least: marks are read 16 bytes at once).
   template <class T>
@@ -195,22 +208,46 @@ struct LoadBalancedItems {
            pool_bytes(per_team) + pool_alignment;
   }
 
+  /// A piece's arrays in team scratch: the start of each staged interval, its staged data, the
+  /// marks of the piece's items (marks(shift + q): local item q).
+  struct PieceScratch {
+    ScratchArray<int> start;
+    ScratchArray<Staged> staged;
+    ScratchArray<Mark> marks;
+    int shift;
+  };
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const TeamPiece piece = pieces(team.league_rank());
-    const int a0 = piece.a0, item_count = piece.items, b0 = piece.b0, m = piece.m;
-    // Staged intervals: the owner of the team's first item (b0 - 1; interval 0 again when
-    // b0 = 0, so that no owner is ever negative) at index 0, then the m that start in the
-    // piece, then WALK end markers (start = item_count) that stop every walk at the piece's
-    // end.
-    // start: offsets - a0, clamped to [INT_MIN, item_count] (valid offsets never are), the
-    // local index of each staged interval's first item: the walk compares it with the local
-    // item indices in [0, item_count); per-item operations stage it with the interval
+    // one allocation of the team's scratch, reused by each of its pieces
     const auto& scratch = team.team_scratch(0);
-    const ScratchArray<int> start(static_cast<int*>(scratch.get_shmem_aligned(
-                                      sizeof(int) * start_count(per_team), scratch_alignment<int>)),
-                                  start_count(m));
+    int* const start    = static_cast<int*>(
+        scratch.get_shmem_aligned(sizeof(int) * start_count(per_team), scratch_alignment<int>));
     char* const pool =
         static_cast<char*>(scratch.get_shmem_aligned(pool_bytes(per_team), pool_alignment));
+    if constexpr (fills) {  // one piece per team
+      const TeamPiece piece = pieces(team.league_rank());
+      const PieceScratch s  = walk_piece(team, piece, start, pool);
+      store_marks(team, piece.a0, piece.items, piece.m, s.shift, s.staged(0), s.marks);
+    } else {
+      const int p0 = team.league_rank() * pieces_per_team;
+      move_pieces(team, p0, p0 + pieces_per_team < piece_count ? p0 + pieces_per_team : piece_count,
+                  start, pool);
+    }
+  }
+
+  /// Stages a piece's intervals in scratch and walks its merge path, writing the marks of its
+  /// items; returns the piece's arrays, ready to read (after a team barrier).
+  ///
+  /// Staged intervals: the owner of the piece's first item (b0 - 1; interval 0 again when
+  /// b0 = 0, so that no owner is ever negative) at index 0, then the m that start in the piece,
+  /// then WALK end markers (start = items) that stop every walk at the piece's end. start:
+  /// offsets - a0, clamped to [INT_MIN, items] (valid offsets never are), the local index of
+  /// each staged interval's first item: the walk compares it with the local item indices in
+  /// [0, items); per-item operations stage it with the interval.
+  KOKKOS_INLINE_FUNCTION PieceScratch walk_piece(const Member& team, const TeamPiece& piece,
+                                                 int* start_memory, char* pool) const {
+    const int a0 = piece.a0, item_count = piece.items, b0 = piece.b0, m = piece.m;
+    const ScratchArray<int> start(start_memory, start_count(m));
     const ScratchArray<Staged> staged(reinterpret_cast<Staged*>(pool), start_count(m));
     const ScratchArray<Mark> marks(reinterpret_cast<Mark*>(pool + staged_bytes(m)), item_count + W);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, start_count(m)), [&](int q) {
@@ -274,11 +311,7 @@ struct LoadBalancedItems {
       });
       team.team_barrier();
     }
-    if constexpr (fills) {
-      store_marks(team, a0, item_count, m, shift, staged(0), marks);
-    } else {
-      move_items(team, item_count, m, staged, marks);
-    }
+    return {start, staged, marks, shift};
   }
 
   /// The walk's mark for staged interval qo (past m: an end marker, never written).
@@ -329,32 +362,68 @@ struct LoadBalancedItems {
     }
   }
 
-  /// Per-item operations: V items per thread, strided by the team size; the idle lanes of the
-  /// last round compute with the team's last item and do not store, so that every lane runs
-  /// the same instructions.
-  KOKKOS_INLINE_FUNCTION void move_items(const Member& team, int item_count, int m,
-                                         const ScratchArray<Staged>& staged,
-                                         const ScratchArray<Mark>& owner) const {
+  /// Per-item operations, pieces [p0, p1), in rounds of V items per thread strided by the team
+  /// size (a warp touches consecutive items). Each round loads V values and computes their
+  /// targets (their staged data read from scratch), then stores the values the previous round
+  /// loaded: the loads of a piece's last round stay in flight while the team stages and walks
+  /// its next piece. The rounds alternate between two sets of registers, so that no value is
+  /// copied (a copy would wait for its load). The idle lanes of a round compute with the
+  /// piece's last item and do not store, so that every lane runs the same instructions.
+  KOKKOS_INLINE_FUNCTION void move_pieces(const Member& team, int p0, int p1, int* start,
+                                          char* pool) const {
     using Value       = typename ItemOp::value_type;
+    using Target      = typename ItemOp::target_type;
+    const int tid     = team.team_rank();
     const int threads = team.team_size();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int tid) {
-      for (int base = 0; base < item_count; base += threads * V) {
-        int own[V];
-        Value value[V];
-        TESSERA_UNROLL_FULL
-        for (int j = 0; j < V; ++j) {
-          const int qj = base + j * threads + tid;
-          const int q  = qj < item_count ? qj : item_count - 1;
-          own[j]       = m > 0 ? owner(q) : 0;
-          value[j]     = op.load(q, staged(own[j]));
-        }
-        TESSERA_UNROLL_FULL
-        for (int j = 0; j < V; ++j) {
-          const int q = base + j * threads + tid;
-          if (q < item_count) op.store(q, staged(own[j]), value[j]);
-        }
+    int p = p0 - 1, base = 0;
+    TeamPiece piece{0, 0, 0, 0};
+    PieceScratch s{};
+    // the next round (the team's next piece staged and walked first where needed); false
+    // after the last
+    const auto next_round = [&]() {
+      base += threads * V;
+      while (base >= piece.items) {  // also pieces without items (runs of empty intervals)
+        if (++p >= p1) return false;
+        if (p > p0) team.team_barrier();  // the previous piece's loads have read its scratch
+        piece = pieces(p);
+        s     = walk_piece(team, piece, start, pool);
+        base  = 0;
       }
-    });
+      return true;
+    };
+    // the current round's values and targets; returns its items less the round's base (lane j
+    // holds an item if j * threads + tid is below it)
+    const auto load = [&](Value(&value)[V], Target(&target)[V]) {
+      TESSERA_UNROLL_FULL
+      for (int j = 0; j < V; ++j) {
+        const int qj     = base + j * threads + tid;
+        const int q      = qj < piece.items ? qj : piece.items - 1;
+        const Staged& st = s.staged(piece.m > 0 ? s.marks(q) : 0);
+        value[j]         = op.load(q, st);
+        target[j]        = op.target(q, st);
+      }
+      return piece.items - base;
+    };
+    const auto store = [&](const Value(&value)[V], const Target(&target)[V], int items) {
+      TESSERA_UNROLL_FULL
+      for (int j = 0; j < V; ++j) {
+        if (j * threads + tid < items) op.store(target[j], value[j]);
+      }
+    };
+    Value a[V], b[V];
+    Target at[V], bt[V];
+    int b_items = 0;
+    while (next_round()) {
+      const int a_items = load(a, at);
+      store(b, bt, b_items);
+      if (!next_round()) {
+        store(a, at, a_items);
+        return;
+      }
+      b_items = load(b, bt);
+      store(a, at, a_items);
+    }
+    store(b, bt, b_items);
   }
 };
 
@@ -379,9 +448,9 @@ using LoadBalancedKernel =
                       ItemOp>;
 
 /// The tile of IntervalOptions::tile for this kernel, checked before any kernel runs: positive,
-/// at most 2^24 entries per team, a team size the backend runs the kernel with, team scratch
-/// that fits a GPU's shared memory, and at most 2^31 - 1 teams for the total + n merge-path
-/// entries. Zero fields take default_interval_tile, whose entries per team halve on GPUs until
+/// at most 2^24 entries per piece, a team size the backend runs the kernel with, team scratch
+/// that fits a GPU's shared memory, and at most 2^31 - 1 pieces for the total + n merge-path
+/// entries. Zero fields take default_interval_tile, whose entries per piece halve on GPUs until
 /// the team scratch fits (large staged types).
 template <class ExecSpace, class Offsets, class ItemOp>
 IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t total,
@@ -409,10 +478,10 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
       tile.items_per_team > 0 && tile.items_per_team <= (1 << 24), fn,
       concat("options.tile.items_per_team is outside [1, 2^24] (got ", tile.items_per_team, ")"));
   const std::int64_t entries = total + static_cast<std::int64_t>(n);  // both below 2^31
-  const std::int64_t teams   = (entries + tile.items_per_team - 1) / tile.items_per_team;
-  require(teams <= INT_MAX, fn,
-          concat("options.tile.items_per_team = ", tile.items_per_team, " makes ", teams,
-                 " teams for ", entries, " merge-path entries (expected at most 2^31 - 1)"));
+  const std::int64_t pieces  = (entries + tile.items_per_team - 1) / tile.items_per_team;
+  require(pieces <= INT_MAX, fn,
+          concat("options.tile.items_per_team = ", tile.items_per_team, " makes ", pieces,
+                 " pieces for ", entries, " merge-path entries (expected at most 2^31 - 1)"));
   const std::size_t scratch = Kernel::scratch_size(tile.items_per_team);
   require(scratch <= scratch_max, fn,
           concat("options.tile.items_per_team = ", tile.items_per_team, " needs ", scratch,
@@ -421,7 +490,7 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
   if (tile.team_size > safe_interval_team_size<ExecSpace>()) {
     Policy policy(space, 1, 1);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
-    const Kernel kernel{offsets, decltype(Kernel::pieces)(), op, tile.items_per_team, false};
+    const Kernel kernel{offsets, decltype(Kernel::pieces)(), op, tile.items_per_team, 0, false};
     const int team_max = policy.team_size_max(kernel, Kokkos::ParallelForTag());
     require(tile.team_size <= team_max, fn,
             concat("options.tile.team_size is too large for this backend and tile (got ",
@@ -431,8 +500,8 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
 }
 
 /// Runs op (an item operation, see above) over every item i in [0, total) and its owner k
-/// (offsets[k] <= i < offsets[k + 1]) with the tile of interval_tile, the team pieces in
-/// workspace's memory (nullptr: 16 bytes per team allocated for the call). The caller validates
+/// (offsets[k] <= i < offsets[k + 1]) with the tile of interval_tile, the pieces in
+/// workspace's memory (nullptr: 16 bytes per piece allocated for the call). The caller validates
 /// total (at most 2^31 - 1) and, unless told not to, the offsets.
 template <class ExecSpace, class Offsets, class ItemOp>
 void for_each_item_with_owner(const ExecSpace& space, const std::string& label, std::int64_t total,
@@ -441,22 +510,24 @@ void for_each_item_with_owner(const ExecSpace& space, const std::string& label, 
   const std::int64_t n = static_cast<std::int64_t>(offsets.extent(0));
   if (total == 0) return;
   const std::int64_t per   = tile.items_per_team;
-  const std::int64_t teams = (total + n + per - 1) / per;
+  const std::int64_t count = (total + n + per - 1) / per;  // pieces
   using Kernel             = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
   using Pieces             = typename IntervalWorkspace<ExecSpace>::pieces_type;
   const Pieces pieces =
       workspace != nullptr
-          ? workspace->pieces(space, teams)
+          ? workspace->pieces(space, count)
           : Pieces(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
                                       std::string("tessera::interval::team_pieces")),
-                   teams);
+                   count);
   Kokkos::parallel_for("tessera::interval::merge_path_partition",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(teams)),
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(count)),
                        MergePathPartition<Offsets, Pieces>{offsets, pieces, total, n, per});
+  const std::int64_t teams = (count + Kernel::pieces_per_team - 1) / Kernel::pieces_per_team;
   Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), tile.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_size(tile.items_per_team)));
-  Kokkos::parallel_for(label, policy,
-                       Kernel{offsets, pieces, op, tile.items_per_team, vector_stores(op)});
+  Kokkos::parallel_for(
+      label, policy,
+      Kernel{offsets, pieces, op, tile.items_per_team, static_cast<int>(count), vector_stores(op)});
 }
 
 }  // namespace Impl
