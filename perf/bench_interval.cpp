@@ -27,8 +27,12 @@
 //                                 pieces of this size between unrelated places, without search,
 //                                 variable sizes or misaligned ends (a bound for the moves)
 //   <case>/block_permutation_misaligned
-//                                 the same blocks one item later on both sides, 4 bytes per
-//                                 thread: their ends cut 32-byte sectors, as the intervals' do
+//                                 the same blocks 1 item later at the source and 2 at the
+//                                 destination, 4 bytes per thread: their ends cut 32-byte
+//                                 sectors, as the intervals' do
+//   <case>/block_permutation_misaligned_wide
+//                                 the misaligned blocks with 16-byte stores on the
+//                                 destination's grid, each from two aligned 16-byte loads
 //   <case>/interval_expand        tessera::interval_expand of n int32 values, check off
 //   <case>/naive_expand           the same with the naive search
 //   <case>/interval_move/tile_TxE, <case>/interval_expand/tile_TxE
@@ -51,6 +55,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -211,37 +216,72 @@ KOKKOS_INLINE_FUNCTION unsigned destination_block(unsigned j, unsigned mask) {
   return (j * 0x85EBCA77u + 1) & mask;
 }
 
+/// How block_permutation lays its blocks out and moves them.
+enum class Blocks {
+  aligned,          ///< blocks on the 16-byte grid, 16-byte loads and stores
+  misaligned,       ///< each block 1 item later at the source and 2 at the destination, 4-byte
+                    ///< loads and stores
+  misaligned_wide,  ///< the same blocks, 16-byte stores on the destination's grid, each from two
+                    ///< aligned 16-byte loads (items at the blocks' ends one by one)
+};
+
 /// Moves the total / B blocks of B = 2^block_log2 items of the input to the output, block j
-/// from source_block(j) to destination_block(j) (total is a power of two). Aligned: 16 bytes
-/// per thread. Misaligned: every block one item later on both sides (the last item wraps to
-/// the first), one item per thread, so that each block's ends cut 32-byte sectors, as an
-/// interval's do.
-void block_permutation(const Case& c, bool misaligned) {
-  const int lb       = block_log2(c);
-  const auto items   = static_cast<unsigned>(c.total);
-  const unsigned all = items - 1;
-  if (misaligned) {
-    const unsigned mask = (items >> lb) - 1, in_block = (1u << lb) - 1;
-    const Indices input = c.input, output = c.output;
+/// from source_block(j) to destination_block(j) (total is a power of two; misaligned blocks
+/// that pass the end wrap to the start). Misaligned blocks cut 32-byte sectors at both ends, as
+/// the intervals do.
+void block_permutation(const Case& c, Blocks layout) {
+  using tessera::Impl::Bytes16;
+  const int lb        = block_log2(c);
+  const auto items    = static_cast<unsigned>(c.total);
+  const unsigned all  = items - 1;
+  const unsigned mask = (items >> lb) - 1;
+  const Indices input = c.input, output = c.output;
+  const Bytes16* source = reinterpret_cast<const Bytes16*>(c.input.data());
+  Bytes16* destination  = reinterpret_cast<Bytes16*>(c.output.data());
+  if (layout == Blocks::misaligned) {  // one item per thread
+    const unsigned in_block = (1u << lb) - 1;
     Kokkos::parallel_for(
         "bench::block_permutation_misaligned", Kokkos::RangePolicy<Space>(0, items),
         KOKKOS_LAMBDA(int i) {
-          const unsigned j = static_cast<unsigned>(i) >> lb, r = (i & in_block) + 1;
-          output(((destination_block(j, mask) << lb) + r) & all) =
-              input(((source_block(j, mask) << lb) + r) & all);
+          const unsigned j = static_cast<unsigned>(i) >> lb, r = i & in_block;
+          output(((destination_block(j, mask) << lb) + r + 2) & all) =
+              input(((source_block(j, mask) << lb) + r + 1) & all);
         });
-    return;
+  } else if (layout == Blocks::aligned) {  // one vector per thread, blocks of 2^(lb - 2)
+    const int lv            = lb - 2;
+    const unsigned in_block = (1u << lv) - 1;
+    Kokkos::parallel_for(
+        "bench::block_permutation", Kokkos::RangePolicy<Space>(0, items / 4), KOKKOS_LAMBDA(int v) {
+          const unsigned j = static_cast<unsigned>(v) >> lv, r = v & in_block;
+          destination[(destination_block(j, mask) << lv) | r] =
+              source[(source_block(j, mask) << lv) | r];
+        });
+  } else {  // one output vector per thread: B / 4 + 1 per block, the first and last partial
+    const unsigned per = (1u << (lb - 2)) + 1, size = 1u << lb;
+    Kokkos::parallel_for(
+        "bench::block_permutation_misaligned_wide",
+        Kokkos::RangePolicy<Space>(0, (items >> lb) * per), KOKKOS_LAMBDA(int t) {
+          const unsigned j = static_cast<unsigned>(t) / per, k = static_cast<unsigned>(t) % per;
+          const unsigned to   = (destination_block(j, mask) << lb) + 2;
+          const unsigned from = (source_block(j, mask) << lb) + 1;
+          const unsigned e0   = (to / 4 + k) * 4;      // the vector's first output item
+          const unsigned f    = (e0 - to + from) / 4;  // its first source item is 4 f + 3
+          if (k > 0 && k + 1 < per && 4 * f + 8 <= items) {
+            std::uint32_t a[4], b[4];
+            const Bytes16 va = source[f], vb = source[f + 1];
+            std::memcpy(a, &va, 16);
+            std::memcpy(b, &vb, 16);
+            const std::uint32_t w[4] = {a[3], b[0], b[1], b[2]};
+            Bytes16 x;
+            std::memcpy(&x, w, 16);
+            tessera::Impl::store_bytes16(destination + e0 / 4, x);
+            return;
+          }
+          for (unsigned e = e0; e < e0 + 4; ++e) {
+            if (e - to < size) output(e & all) = input((e - to + from) & all);
+          }
+        });
   }
-  using tessera::Impl::Bytes16;  // blocks of 2^(lb - 2) vectors
-  const int lv        = lb - 2;
-  const unsigned mask = (items >> lb) - 1, in_block = (1u << lv) - 1;
-  const Bytes16* src = reinterpret_cast<const Bytes16*>(c.input.data());
-  Bytes16* dst       = reinterpret_cast<Bytes16*>(c.output.data());
-  Kokkos::parallel_for(
-      "bench::block_permutation", Kokkos::RangePolicy<Space>(0, items / 4), KOKKOS_LAMBDA(int v) {
-        const unsigned j = static_cast<unsigned>(v) >> lv, r = v & in_block;
-        dst[(destination_block(j, mask) << lv) | r] = src[(source_block(j, mask) << lv) | r];
-      });
 }
 
 void naive_expand(const Case& c) {
@@ -309,6 +349,7 @@ enum class Row {
   team_per_interval,
   block_permutation,
   block_permutation_misaligned,
+  block_permutation_misaligned_wide,
   cub_batched_copy,
   naive_move,
   interval_expand,
@@ -335,6 +376,8 @@ const char* row_name(Row r) {
       return "block_permutation";
     case Row::block_permutation_misaligned:
       return "block_permutation_misaligned";
+    case Row::block_permutation_misaligned_wide:
+      return "block_permutation_misaligned_wide";
     case Row::interval_expand:
       return "interval_expand";
     case Row::naive_expand:
@@ -374,8 +417,13 @@ void call(Row row, const std::string& name, const Case& c, const tessera::Interv
       team_per_interval(c);
       break;
     case Row::block_permutation:
+      block_permutation(c, Blocks::aligned);
+      break;
     case Row::block_permutation_misaligned:
-      block_permutation(c, row == Row::block_permutation_misaligned);
+      block_permutation(c, Blocks::misaligned);
+      break;
+    case Row::block_permutation_misaligned_wide:
+      block_permutation(c, Blocks::misaligned_wide);
       break;
     case Row::interval_expand:
       tessera::interval_expand(Space(), c.total, c.offsets, c.gather, c.output, unchecked,
@@ -437,10 +485,11 @@ void run(benchmark::State& state, const std::string& name, Row row,
 
 const bool registered = [] {
   for (const std::string& name : case_names) {
-    for (Row row : {Row::device_copy, Row::cub_batched_copy, Row::block_permutation,
-                    Row::block_permutation_misaligned, Row::naive_move, Row::team_per_interval,
-                    Row::interval_move, Row::interval_move_checked, Row::interval_gather,
-                    Row::naive_expand, Row::interval_expand}) {
+    for (Row row :
+         {Row::device_copy, Row::cub_batched_copy, Row::block_permutation,
+          Row::block_permutation_misaligned, Row::block_permutation_misaligned_wide,
+          Row::naive_move, Row::team_per_interval, Row::interval_move, Row::interval_move_checked,
+          Row::interval_gather, Row::naive_expand, Row::interval_expand}) {
 #ifndef TESSERA_BENCH_CUB
       if (row == Row::cub_batched_copy) continue;
 #endif
