@@ -208,10 +208,9 @@ struct LoadBalancedItems {
            pool_bytes(per_team) + pool_alignment;
   }
 
-  /// A piece's arrays in team scratch: the start of each staged interval, its staged data, the
-  /// marks of the piece's items (marks(shift + q): local item q).
+  /// What a walked piece leaves in team scratch for its items: its staged data and the marks
+  /// of its items (marks(shift + q): local item q).
   struct PieceScratch {
-    ScratchArray<int> start;
     ScratchArray<Staged> staged;
     ScratchArray<Mark> marks;
     int shift;
@@ -311,7 +310,7 @@ struct LoadBalancedItems {
       });
       team.team_barrier();
     }
-    return {start, staged, marks, shift};
+    return {staged, marks, shift};
   }
 
   /// The walk's mark for staged interval qo (past m: an end marker, never written).
