@@ -7,12 +7,20 @@
 //   <case>/device_copy            Kokkos::deep_copy of the same 2^27 items (the bandwidth ceiling)
 //   <case>/interval_move          tessera::interval_move, IntervalOptions::check off, with an
 //                                 IntervalWorkspace (as cub's temporary storage, allocated
-//                                 outside the timing; so are those of gather and expand)
+//                                 outside the timing; so are those of gather and expand), the
+//                                 default IntervalOrder (automatic: on GPUs by destination
+//                                 for the cases of mean 32, 256 and the power law)
+//   <case>/interval_move_given    the same with IntervalOrder::given (intervals in index order)
+//   <case>/interval_move_by_destination
+//                                 the same with IntervalOrder::by_destination
 //   <case>/interval_move_checked  the plain call: default checks (one pass over the intervals
 //                                 and a fence) and no workspace (its memory allocated and freed
 //                                 in the call)
 //   <case>/interval_gather        tessera::interval_gather of the same sources, packed in order
 //                                 into the output (random reads, sequential writes), check off
+//   <case>/interval_scatter       tessera::interval_scatter of the items packed in order in the
+//                                 input to the moves' destinations (sequential reads, random
+//                                 writes), check off
 //   <case>/cub_batched_copy       cub::DeviceCopy::Batched on the same moves (CUDA builds only;
 //                                 pointer and size arrays built outside the timing)
 //   <case>/naive_move             a Kokkos RangePolicy kernel, one thread per item, binary
@@ -69,8 +77,8 @@ using Space   = Kokkos::DefaultExecutionSpace;
 using Mem     = Space::memory_space;
 using Indices = Kokkos::View<int*, Mem>;
 
-constexpr bool on_device                  = tessera::Impl::is_device_space<Space>;
-const int items                           = on_device ? 1 << 27 : 1 << 22;
+constexpr bool on_device = tessera::Impl::is_device_space<Space>;
+const int items          = on_device ? 1 << 27 : 1 << 22;
 /// Tiles (IntervalOptions::tile) measured besides the default, for interval_move and
 /// interval_expand.
 const std::vector<tessera::IntervalTile> other_tiles =
@@ -344,8 +352,11 @@ void cub_batched(const std::string& name, const Case& c) {
 enum class Row {
   device_copy,
   interval_move,
+  interval_move_given,
+  interval_move_by_destination,
   interval_move_checked,
   interval_gather,
+  interval_scatter,
   team_per_interval,
   block_permutation,
   block_permutation_misaligned,
@@ -362,10 +373,16 @@ const char* row_name(Row r) {
       return "device_copy";
     case Row::interval_move:
       return "interval_move";
+    case Row::interval_move_given:
+      return "interval_move_given";
+    case Row::interval_move_by_destination:
+      return "interval_move_by_destination";
     case Row::interval_move_checked:
       return "interval_move_checked";
     case Row::interval_gather:
       return "interval_gather";
+    case Row::interval_scatter:
+      return "interval_scatter";
     case Row::cub_batched_copy:
       return "cub_batched_copy";
     case Row::naive_move:
@@ -388,8 +405,9 @@ const char* row_name(Row r) {
 
 void call(Row row, const std::string& name, const Case& c, const tessera::IntervalTile& tile) {
   tessera::IntervalOptions unchecked;
-  unchecked.check = false;
-  unchecked.tile  = tile;
+  unchecked.check                  = false;
+  unchecked.tile                   = tile;
+  tessera::IntervalOptions ordered = unchecked;  // the two orders of the moves' kernel
   switch (row) {
     case Row::device_copy:
       Kokkos::deep_copy(Space(), c.output, c.input);
@@ -398,12 +416,23 @@ void call(Row row, const std::string& name, const Case& c, const tessera::Interv
       tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output,
                              unchecked, &workspace());
       break;
+    case Row::interval_move_given:
+    case Row::interval_move_by_destination:
+      ordered.order = row == Row::interval_move_given ? tessera::IntervalOrder::given
+                                                      : tessera::IntervalOrder::by_destination;
+      tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output,
+                             ordered, &workspace());
+      break;
     case Row::interval_move_checked:
       tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output);
       break;
     case Row::interval_gather:
       tessera::interval_gather(Space(), c.total, c.gather, c.offsets, c.input, c.output, unchecked,
                                &workspace());
+      break;
+    case Row::interval_scatter:
+      tessera::interval_scatter(Space(), c.total, c.scatter, c.offsets, c.input, c.output,
+                                unchecked, &workspace());
       break;
     case Row::cub_batched_copy:
 #ifdef TESSERA_BENCH_CUB
@@ -461,7 +490,7 @@ void run(benchmark::State& state, const std::string& name, Row row,
     state.SetIterationTime(t);
     sum += t;
   }
-  const double seconds                     = sum / static_cast<double>(state.iterations());
+  const double seconds                            = sum / static_cast<double>(state.iterations());
   seconds_of()[name + "/" + row_label(row, tile)] = seconds;
   const bool expand              = row == Row::interval_expand || row == Row::naive_expand;
   const double data              = expand ? 4.0 * (c.total + c.n) : 8.0 * c.total;
@@ -488,8 +517,9 @@ const bool registered = [] {
     for (Row row :
          {Row::device_copy, Row::cub_batched_copy, Row::block_permutation,
           Row::block_permutation_misaligned, Row::block_permutation_misaligned_wide,
-          Row::naive_move, Row::team_per_interval, Row::interval_move, Row::interval_move_checked,
-          Row::interval_gather, Row::naive_expand, Row::interval_expand}) {
+          Row::naive_move, Row::team_per_interval, Row::interval_move, Row::interval_move_given,
+          Row::interval_move_by_destination, Row::interval_move_checked, Row::interval_gather,
+          Row::interval_scatter, Row::naive_expand, Row::interval_expand}) {
 #ifndef TESSERA_BENCH_CUB
       if (row == Row::cub_batched_copy) continue;
 #endif

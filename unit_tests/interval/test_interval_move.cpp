@@ -11,12 +11,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -134,29 +136,37 @@ void check_distributions() {
           scattered[m.scatter[k] + r] = input[start + r];
         }
       }
-      std::int64_t total      = 0;
-      const auto offsets      = tessera_test::scan_counts<Space>(counts, total);
-      const auto in           = device_view<T, Space>(input);
-      const auto gather       = device_view<int, Space>(m.gather),
-                 scatter      = device_view<int, Space>(m.scatter);
-      const std::string where = kind + ", " + tessera_test::describe(c);
+      std::int64_t total                    = 0;
+      const auto offsets                    = tessera_test::scan_counts<Space>(counts, total);
+      const auto in                         = device_view<T, Space>(input);
+      const auto gather                     = device_view<int, Space>(m.gather),
+                 scatter                    = device_view<int, Space>(m.scatter);
+      const std::string where               = kind + ", " + tessera_test::describe(c);
+      using Order                           = tessera::IntervalOrder;
+      const std::pair<bool, Order> orders[] = {{true, Order::automatic},
+                                               {false, Order::given},
+                                               {true, Order::by_destination},
+                                               {false, Order::by_destination}};
       tessera::IntervalWorkspace<Space> workspace;  // used by the unchecked calls
-      for (const bool checked : {true, false}) {
+      for (const auto& [checked, order] : orders) {
         tessera::IntervalWorkspace<Space>* reuse = checked ? nullptr : &workspace;
         tessera::IntervalOptions options;
         options.tile          = c.tile;
         options.check         = checked;
         options.check_overlap = checked;
+        options.order         = order;
+        const std::string how = where + ", order " + std::to_string(static_cast<int>(order)) +
+                                (checked ? ", checked" : ", unchecked");
         Kokkos::View<T*, Mem> out("out", m.output_extent);
         Kokkos::deep_copy(out, blank);
         tessera::interval_move(Space(), total, gather, scatter, offsets, in, out, options, reuse);
-        EXPECT_TRUE(host_vector(out) == moved) << "move, " << where;
+        EXPECT_TRUE(host_vector(out) == moved) << "move, " << how;
         Kokkos::deep_copy(out, blank);
         tessera::interval_scatter(Space(), total, scatter, offsets, in, out, options, reuse);
-        EXPECT_TRUE(host_vector(out) == scattered) << "scatter, " << where;
+        EXPECT_TRUE(host_vector(out) == scattered) << "scatter, " << how;
         Kokkos::View<T*, Mem> packed("packed", total);
         tessera::interval_gather(Space(), total, gather, offsets, in, packed, options, reuse);
-        EXPECT_TRUE(host_vector(packed) == gathered) << "gather, " << where;
+        EXPECT_TRUE(host_vector(packed) == gathered) << "gather, " << how;
       }
     }
   }
@@ -166,6 +176,83 @@ TYPED_TEST(IntervalMove, MatchesHostLoop) {
   check_distributions<TypeParam, int>();
   check_distributions<TypeParam, double>();
   check_distributions<TypeParam, Vec3>();
+}
+
+// The regrouping behind IntervalOrder::by_destination, with regions of a few items (the
+// library's are 256 KiB, more than these outputs): a permutation of the intervals (gather,
+// scatter and count kept together), the non-empty ones in the order of their destination
+// regions, with offsets that are the exclusive scan of the counts in the new order; several
+// teams of the counting sort (n > 2048) included.
+TYPED_TEST(IntervalMove, RegroupsByDestinationRegion) {
+  using Space     = TypeParam;
+  using Regrouped = tessera::Impl::RegroupedMoves<Space, int, int>;
+  for (const std::string& kind : tessera_test::count_kinds()) {
+    for (const int n : {1, 13, 2048, 2049, 5003}) {
+      const std::vector<int> counts = make_counts(kind, n, 5 + n);
+      const RandomMoves m           = random_moves(counts, 9 + n);
+      tessera::Impl::DestinationRegions regions{0, 0};
+      do {  // regions of 2^shift items, at most max_destination_regions of them
+        ++regions.shift;
+        regions.count = static_cast<int>((m.output_extent >> regions.shift) + 1);
+      } while (regions.count > tessera::Impl::max_destination_regions);
+      std::int64_t total = 0;
+      const auto offsets = tessera_test::scan_counts<Space>(counts, total);
+      Kokkos::View<std::uint64_t*, typename Space::memory_space> words(
+          "words", Regrouped::words(n, regions));
+      const Regrouped r(words.data(), n, regions);
+      tessera::Impl::regroup_by_destination(Space(), total, offsets,
+                                            device_view<int, Space>(m.gather),
+                                            device_view<int, Space>(m.scatter), r);
+      const std::vector<int> o = host_vector(r.offsets), g = host_vector(r.gather),
+                             d = host_vector(r.scatter);
+      std::vector<std::array<int, 3>> given, regrouped;
+      int last_region = 0;
+      bool grouped    = true;
+      for (int k = 0; k < n; ++k) {
+        given.push_back({m.gather[k], m.scatter[k], counts[k]});
+        const int count = (k + 1 < n ? o[k + 1] : static_cast<int>(total)) - o[k];
+        regrouped.push_back({g[k], d[k], count});
+        if (count > 0) {
+          grouped     = grouped && (d[k] >> regions.shift) >= last_region;
+          last_region = d[k] >> regions.shift;
+        }
+      }
+      std::sort(given.begin(), given.end());
+      std::sort(regrouped.begin(), regrouped.end());
+      const std::string where = kind + ", n = " + std::to_string(n);
+      EXPECT_EQ(o[0], 0) << where;
+      EXPECT_TRUE(given == regrouped) << where;
+      EXPECT_TRUE(grouped) << where;
+    }
+  }
+}
+
+// Moves regrouped by destination over an output of several 256 KiB regions (a million items).
+TYPED_TEST(IntervalMove, ByDestinationOverManyRegions) {
+  using Space = TypeParam;
+  const int n = 40009;
+  std::vector<int> counts(n);
+  std::mt19937 gen(3);
+  for (int& c : counts)
+    c = std::uniform_int_distribution<int>(0, 60)(gen);
+  const RandomMoves m = random_moves(counts, 4);
+  std::vector<int> input(m.input_extent), moved(m.output_extent, -1);
+  std::iota(input.begin(), input.end(), 0);
+  for (int k = 0; k < n; ++k) {
+    for (int r = 0; r < counts[k]; ++r)
+      moved[m.scatter[k] + r] = input[m.gather[k] + r];
+  }
+  std::int64_t total = 0;
+  const auto offsets = tessera_test::scan_counts<Space>(counts, total);
+  Kokkos::View<int*, typename Space::memory_space> out("out", m.output_extent);
+  Kokkos::deep_copy(out, -1);
+  tessera::IntervalOptions options;
+  options.order = tessera::IntervalOrder::by_destination;
+  tessera::interval_move(Space(), total, device_view<int, Space>(m.gather),
+                         device_view<int, Space>(m.scatter), offsets,
+                         device_view<int, Space>(input), out, options);
+  EXPECT_GT(m.output_extent * sizeof(int), 4u << 18);  // more than four regions
+  EXPECT_TRUE(host_vector(out) == moved);
 }
 
 // Counting sequences as gather and scatter (of two integer types): interval k reads item 3 + k
@@ -191,14 +278,12 @@ TYPED_TEST(IntervalMove, CountingSequenceStarts) {
   EXPECT_EQ(host_vector(out), expected);
 }
 
-// Ranges outside the input or output, sequences of the wrong length and an output that shares
-// memory with the input are errors; nothing is written.
 // With IntervalOptions::check off, bad starts (negative, past the end, near the limits of their
 // type) and bad offsets (decreasing, past total, not starting at 0) give unspecified results
 // but never touch memory outside the Views: the guard items around input and output (in the
 // same allocations) are neither read into the output nor overwritten.
 template <class Space, class Start>
-void check_unchecked_moves(const tessera::IntervalTile& tile) {
+void check_unchecked_moves(const tessera::IntervalTile& tile, tessera::IntervalOrder order) {
   constexpr Start big                             = std::numeric_limits<Start>::max();
   constexpr Start small                           = std::numeric_limits<Start>::min();
   const std::vector<std::vector<int>> bad_offsets = {
@@ -212,6 +297,7 @@ void check_unchecked_moves(const tessera::IntervalTile& tile) {
   tessera::IntervalOptions unchecked;
   unchecked.check = false;
   unchecked.tile  = tile;
+  unchecked.order = order;
   for (const auto& o : bad_offsets) {
     for (const auto& g : bad_starts) {
       for (const auto& d : bad_starts) {
@@ -228,7 +314,7 @@ void check_unchecked_moves(const tessera::IntervalTile& tile) {
         EXPECT_TRUE(out.guards_intact() && input.guards_intact() &&
                     std::find(result.begin(), result.end(), -999) == result.end())
             << "offsets " << o[1] << ", gather " << +g[0] << ", scatter " << +d[0] << ", tile "
-            << tile.items_per_team;
+            << tile.items_per_team << ", order " << static_cast<int>(order);
       }
     }
   }
@@ -237,15 +323,21 @@ void check_unchecked_moves(const tessera::IntervalTile& tile) {
 TYPED_TEST(IntervalMove, UncheckedBadInputStaysInBounds) {
   for (const tessera::IntervalTile tile :
        {tessera::IntervalTile{}, tessera::IntervalTile{1, 1}, tessera::IntervalTile{1, 3}}) {
-    check_unchecked_moves<TypeParam, int>(tile);
-    check_unchecked_moves<TypeParam, std::int64_t>(tile);
-    check_unchecked_moves<TypeParam, std::uint32_t>(tile);
-    check_unchecked_moves<TypeParam, std::int16_t>(tile);
+    for (const auto order :
+         {tessera::IntervalOrder::given, tessera::IntervalOrder::by_destination}) {
+      check_unchecked_moves<TypeParam, int>(tile, order);
+      check_unchecked_moves<TypeParam, std::int64_t>(tile, order);
+      check_unchecked_moves<TypeParam, std::uint32_t>(tile, order);
+      check_unchecked_moves<TypeParam, std::int16_t>(tile, order);
+    }
   }
 }
 
-TYPED_TEST(IntervalMove, RejectsBadRanges) {
-  using Space        = TypeParam;
+// Ranges outside the input or output, sequences of the wrong length and an output that shares
+// memory with the input are errors; nothing is written (also when the intervals would be
+// regrouped by destination).
+template <class Space>
+void check_rejects_bad_ranges(tessera::IntervalOrder order) {
   using Mem          = typename Space::memory_space;
   const auto offsets = device_view<int, Space>({0, 2, 2, 5});  // counts 2, 0, 3, 1; total 6
   const auto input   = device_view<int, Space>({10, 11, 12, 13, 14, 15, 16, 17});
@@ -253,9 +345,11 @@ TYPED_TEST(IntervalMove, RejectsBadRanges) {
   const auto scatter = device_view<int, Space>({4, 6, 0, 3});
   Kokkos::View<int*, Mem> out("out", 6);
   Kokkos::deep_copy(out, -7);
+  tessera::IntervalOptions options;
+  options.order   = order;
   const auto move = [&](const std::vector<int>& g, const std::vector<int>& s, auto in) {
     tessera::interval_move(Space(), 6, device_view<int, Space>(g), device_view<int, Space>(s),
-                           offsets, in, out);
+                           offsets, in, out, options);
   };
   EXPECT_THROW(move({0, 8, 6, 1}, {4, 6, 0, 3}, input), std::invalid_argument);   // 6 + 3 > 8
   EXPECT_THROW(move({-1, 8, 5, 1}, {4, 6, 0, 3}, input), std::invalid_argument);  // negative
@@ -271,17 +365,24 @@ TYPED_TEST(IntervalMove, RejectsBadRanges) {
   EXPECT_THROW(tessera::interval_gather(Space(), 6, gather, offsets, input,
                                         Kokkos::subview(out, std::make_pair(0, 5))),
                std::invalid_argument);  // output shorter than total
-  EXPECT_THROW(tessera::interval_scatter(Space(), 6, scatter, offsets,
-                                         Kokkos::subview(input, std::make_pair(0, 5)), out),
-               std::invalid_argument);  // input shorter than total
-  EXPECT_THROW(tessera::interval_move(Space(), 6, gather, scatter, offsets, out, out),
+  EXPECT_THROW(
+      tessera::interval_scatter(Space(), 6, scatter, offsets,
+                                Kokkos::subview(input, std::make_pair(0, 5)), out, options),
+      std::invalid_argument);  // input shorter than total
+  EXPECT_THROW(tessera::interval_move(Space(), 6, gather, scatter, offsets, out, out, options),
                std::invalid_argument);  // output aliases input
   EXPECT_THROW(tessera::interval_move(Space(), 6, gather, scatter,
-                                      device_view<int, Space>({0, 2, 1, 5}), input, out),
+                                      device_view<int, Space>({0, 2, 1, 5}), input, out, options),
                std::invalid_argument);  // offsets decrease
   EXPECT_EQ(host_vector(out), std::vector<int>(6, -7));
   move({0, 8, 5, 1}, {4, 6, 0, 3}, input);
   EXPECT_EQ(host_vector(out), (std::vector<int>{15, 16, 17, 11, 10, 11}));
+}
+
+TYPED_TEST(IntervalMove, RejectsBadRanges) {
+  for (const auto order : {tessera::IntervalOrder::given, tessera::IntervalOrder::by_destination}) {
+    check_rejects_bad_ranges<TypeParam>(order);
+  }
 }
 
 // Overlapping destinations are reported only under check_overlap; touching ranges and empty

@@ -63,6 +63,10 @@ constexpr int safe_interval_team_size() {
   return is_device_space<ExecSpace> ? 256 : 1;
 }
 
+/// Intervals per team of the kernels that regroup the moves' intervals by destination
+/// (IntervalOrder::by_destination): 8 per thread of a GPU team, all of them for a host team.
+inline constexpr int interval_regroup_tile = 2048;
+
 /// Bytes of level-0 scratch (GPU shared memory) that per-thread buffers may use before they are
 /// moved to level-1 scratch (device memory). Leaves room for the staged tile and for two
 /// resident teams per multiprocessor.

@@ -4,6 +4,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/interval/impl/check_moves.hpp>
+#include <tessera/interval/impl/destination_order.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
 #include <tessera/interval/interval_options.hpp>
 #include <tessera/interval/sequence.hpp>
@@ -13,6 +14,7 @@
 #include <climits>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 namespace tessera {
@@ -83,7 +85,8 @@ struct MoveItems {
 };
 
 /// The moves' common body: static and host checks, the device checks of IntervalOptions,
-/// then one load-balanced kernel.
+/// then one load-balanced kernel over the intervals as given or regrouped by destination
+/// (IntervalOptions::order).
 template <class ExecSpace, class Gather, class Scatter, class Offsets, class Input, class Output>
 void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
                     const Gather& gather, const Scatter& scatter, const Offsets& offsets,
@@ -118,13 +121,37 @@ void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
   const auto output_extent = static_cast<std::int64_t>(output.extent(0));
   const MoveItems<Gather, Scatter, Input, Output> op(gather, scatter, input, output);
   const IntervalTile tile = interval_tile(space, fn, total, offsets, op, options.tile);
-  check_offsets(space, fn, total, offsets, options);
-  if (options.check) {
-    check_move_ranges(space, fn, total, offsets, gather, scatter, input_extent, output_extent);
+  const auto run_checks   = [&] {
+    check_offsets(space, fn, total, offsets, options);
+    if (options.check) {
+      check_move_ranges(space, fn, total, offsets, gather, scatter, input_extent, output_extent);
+    }
+    if (options.check_overlap) check_disjoint_destinations(space, fn, total, offsets, scatter);
+  };
+  const std::string label = concat("tessera::interval::", fn);
+  IntervalWorkspace<ExecSpace> own;  // the call's memory when it is given none
+  IntervalWorkspace<ExecSpace>& memory = workspace != nullptr ? *workspace : own;
+  using T                              = typename Output::value_type;
+  if (total == 0 ||
+      !takes_by_destination<ExecSpace>(options.order, total, static_cast<std::int64_t>(n),
+                                       output.span() * sizeof(T))) {
+    run_checks();
+    for_each_item_with_owner(space, label, total, offsets, op, tile, &memory);
+    return;
   }
-  if (options.check_overlap) check_disjoint_destinations(space, fn, total, offsets, scatter);
-  for_each_item_with_owner(space, concat("tessera::interval::", fn), total, offsets, op, tile,
-                           workspace);
+  using Regrouped = RegroupedMoves<ExecSpace, std::remove_const_t<sequence_value_t<Gather>>,
+                                   std::remove_const_t<sequence_value_t<Scatter>>>;
+  const DestinationRegions regions = destination_regions(output.extent(0), sizeof(T));
+  const Regrouped regrouped(memory.words(space, Regrouped::words(n, regions)).data(),
+                            static_cast<int>(n), regions);
+  const MoveItems<decltype(regrouped.gather), decltype(regrouped.scatter), Input, Output>
+      regrouped_op(regrouped.gather, regrouped.scatter, input, output);
+  const IntervalTile regrouped_tile =
+      interval_tile(space, fn, total, regrouped.offsets, regrouped_op, options.tile);
+  run_checks();
+  regroup_by_destination(space, total, offsets, gather, scatter, regrouped);
+  for_each_item_with_owner(space, label, total, regrouped.offsets, regrouped_op, regrouped_tile,
+                           &memory);
 }
 
 }  // namespace Impl
@@ -144,8 +171,10 @@ void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
 /// the intervals and a fence) offsets that do not start at 0, decrease or exceed total, and
 /// source or destination ranges outside input or output; with options.check_overlap (a sort)
 /// two intervals writing the same output item. Without check_overlap, overlapping destinations
-/// are the caller's responsibility (which value lands there is unspecified). workspace
-/// (optional): memory reused across calls (IntervalWorkspace).
+/// are the caller's responsibility (which value lands there is unspecified). options.order: the
+/// order in which the kernel takes the intervals (IntervalOrder; by default regrouped by
+/// destination for large moves on GPUs). workspace (optional): memory reused across calls
+/// (IntervalWorkspace).
 template <class ExecSpace, class Gather, class Scatter, class Offsets, class Input, class Output>
 void interval_move(const ExecSpace& space, std::int64_t total, const Gather& gather,
                    const Scatter& scatter, const Offsets& offsets, const Input& input,
@@ -166,6 +195,7 @@ void interval_gather(const ExecSpace& space, std::int64_t total, const Gather& g
                      IntervalWorkspace<ExecSpace>* workspace = nullptr) {
   IntervalOptions o = options;
   o.check_overlap   = false;
+  o.order           = IntervalOrder::given;
   Impl::move_intervals(space, "interval_gather", total, gather, offsets, offsets, input, output, o,
                        workspace);
 }

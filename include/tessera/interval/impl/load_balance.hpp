@@ -8,7 +8,7 @@
 // offsets [b0, b1) knows that offsets before b0 are <= a0 and offsets from b1 on are > a1 - 1,
 // so the owner of item i in [a0, a1) is one of the intervals [b0 - 1, b1): the team that takes
 // the piece walks its part of the merge path in scratch memory to find it. Each team takes a
-// few consecutive pieces (interval_pieces_per_team), one after the other.
+// few pieces (interval_pieces_per_team), one after the other, strided by the number of teams.
 //
 // A primitive describes its per-interval and per-item work with an item operation of one of
 // two kinds. A fill operation writes one value per interval to every item of its interval in
@@ -97,7 +97,7 @@ struct MergePathPartition {
 /// 5%).
 inline constexpr int interval_items_per_thread = 4;
 
-/// Consecutive pieces of the merge path each team takes, one after the other: per-item
+/// Pieces of the merge path each team takes, one after the other: per-item
 /// operations overlap a piece's loads with the staging and walk of the next (move_pieces);
 /// fill operations take one.
 template <bool fills>
@@ -171,7 +171,7 @@ struct LoadBalancedItems {
   int per_team, piece_count;
   /// Fill operations: the output takes 16-byte stores (see vector_stores below).
   bool vector_stores;
-  /// Consecutive pieces each team takes (interval_pieces_per_team).
+  /// Pieces each team takes (interval_pieces_per_team; team t: t, t + teams, ...).
   static constexpr int pieces_per_team = interval_pieces_per_team<fills>;
 
   /// Alignment of the scratch arrays (16 bytes at least: marks are read 16 bytes at once).
@@ -228,9 +228,7 @@ struct LoadBalancedItems {
       const PieceScratch s  = walk_piece(team, piece, start, pool);
       store_marks(team, piece.a0, piece.items, piece.m, s.shift, s.staged(0), s.marks);
     } else {
-      const int p0 = team.league_rank() * pieces_per_team;
-      move_pieces(team, p0, p0 + pieces_per_team < piece_count ? p0 + pieces_per_team : piece_count,
-                  start, pool);
+      move_pieces(team, team.league_rank(), team.league_size(), start, pool);
     }
   }
 
@@ -361,20 +359,22 @@ struct LoadBalancedItems {
     }
   }
 
-  /// Per-item operations, pieces [p0, p1), in rounds of V items per thread strided by the team
-  /// size (a warp touches consecutive items). Each round loads V values and computes their
-  /// targets (their staged data read from scratch), then stores the values the previous round
-  /// loaded: the loads of a piece's last round stay in flight while the team stages and walks
-  /// its next piece. The rounds alternate between two sets of registers, so that no value is
-  /// copied (a copy would wait for its load). The idle lanes of a round compute with the
-  /// piece's last item and do not store, so that every lane runs the same instructions.
-  KOKKOS_INLINE_FUNCTION void move_pieces(const Member& team, int p0, int p1, int* start,
+  /// Per-item operations, pieces p0, p0 + stride, p0 + 2 stride, ... below piece_count (with
+  /// stride the number of teams, the teams resident at one time work on neighbouring pieces,
+  /// so that the output sectors two pieces share are completed close in time), in rounds of V items
+  /// per thread strided by the team size (a warp touches consecutive items). Each round loads V
+  /// values and computes their targets (their staged data read from scratch), then stores the
+  /// values the previous round loaded: the loads of a piece's last round stay in flight while the
+  /// team stages and walks its next piece. The rounds alternate between two sets of registers, so
+  /// that no value is copied (a copy would wait for its load). The idle lanes of a round compute
+  /// with the piece's last item and do not store, so that every lane runs the same instructions.
+  KOKKOS_INLINE_FUNCTION void move_pieces(const Member& team, int p0, int stride, int* start,
                                           char* pool) const {
     using Value       = typename ItemOp::value_type;
     using Target      = typename ItemOp::target_type;
     const int tid     = team.team_rank();
     const int threads = team.team_size();
-    int p = p0 - 1, base = 0;
+    int p = p0 - stride, base = 0;
     TeamPiece piece{0, 0, 0, 0};
     PieceScratch s{};
     // the next round (the team's next piece staged and walked first where needed); false
@@ -382,7 +382,8 @@ struct LoadBalancedItems {
     const auto next_round = [&]() {
       base += threads * V;
       while (base >= piece.items) {  // also pieces without items (runs of empty intervals)
-        if (++p >= p1) return false;
+        if (p >= piece_count - stride) return false;  // (p + stride would be past the last)
+        p += stride;
         if (p > p0) team.team_barrier();  // the previous piece's loads have read its scratch
         piece = pieces(p);
         s     = walk_piece(team, piece, start, pool);
