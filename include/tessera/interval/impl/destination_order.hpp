@@ -338,8 +338,7 @@ void regroup_by_destination(const ExecSpace& space, std::int64_t total, const Of
   count_policy.set_scratch_size(0, Kokkos::PerTeam(Count::scratch_size(regrouped.regions, tile)));
   Kokkos::parallel_for("tessera::interval::count_by_destination", count_policy,
                        Count{offsets, gather, scatter, total, n, tile, regrouped});
-  Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Place::threads, 4>> place_policy(
-      space, teams, Place::threads);
+  Policy place_policy(space, teams, Place::threads);
   place_policy.set_scratch_size(0, Kokkos::PerTeam(Place::scratch_size(regrouped.regions, tile)));
   Kokkos::parallel_for("tessera::interval::regroup_by_destination", place_policy,
                        Place{offsets, gather, scatter, total, n, tile, regrouped});
