@@ -513,12 +513,8 @@ void for_each_item_with_owner(const ExecSpace& space, const std::string& label, 
   const std::int64_t count = (total + n + per - 1) / per;  // pieces
   using Kernel             = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
   using Pieces             = typename IntervalWorkspace<ExecSpace>::pieces_type;
-  const Pieces pieces =
-      workspace != nullptr
-          ? workspace->pieces(space, count)
-          : Pieces(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                      std::string("tessera::interval::team_pieces")),
-                   count);
+  IntervalWorkspace<ExecSpace> own;  // the call's memory when it is given none
+  const Pieces pieces = (workspace != nullptr ? *workspace : own).pieces(space, count);
   Kokkos::parallel_for("tessera::interval::merge_path_partition",
                        Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(count)),
                        MergePathPartition<Offsets, Pieces>{offsets, pieces, total, n, per});
