@@ -64,7 +64,9 @@ constexpr int safe_interval_team_size() {
 }
 
 /// Intervals per team of the kernels that regroup the moves' intervals by destination
-/// (IntervalOrder::by_destination): 8 per thread of a GPU team, all of them for a host team.
+/// (IntervalOrder::by_destination): at most 8 per thread of a GPU team, all of them for a host
+/// team. regroup_by_destination halves it until the placing kernel's scratch fits: with 512
+/// regions and Kokkos' 40936-byte level-0 limit on CUDA that is 1024 (perf/README.md).
 inline constexpr int interval_regroup_tile = 2048;
 
 /// Bytes of level-0 scratch (GPU shared memory) that per-thread buffers may use before they are
