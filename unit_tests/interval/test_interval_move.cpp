@@ -179,15 +179,20 @@ TYPED_TEST(IntervalMove, MatchesHostLoop) {
 }
 
 // The regrouping behind IntervalOrder::by_destination, with regions of a few items (the
-// library's are 256 KiB, more than these outputs): a permutation of the intervals (gather,
-// scatter and count kept together), the non-empty ones in the order of their destination
-// regions, with offsets that are the exclusive scan of the counts in the new order; several
-// teams of the counting sort (n > 2048) included.
-TYPED_TEST(IntervalMove, RegroupsByDestinationRegion) {
+// library's are 1 MiB, more than these outputs): a permutation of the intervals (gather,
+// scatter and count kept together) with offsets that are the exclusive scan of the counts in
+// the new order; for mean counts up to regroup_sort_max_mean_count the non-empty intervals of
+// each sorting chunk in the order of their output windows, all of them in the chunk's bins, and
+// the merge-path points of pieces of 61 entries on those offsets, for larger ones the non-empty
+// intervals in the order of their regions; several teams of each pass included.
+TYPED_TEST(IntervalMove, RegroupsByDestinationWindow) {
   using Space     = TypeParam;
   using Regrouped = tessera::Impl::RegroupedMoves<Space, int, int>;
+  using tessera::Impl::MergePoint;
+  constexpr int bins          = tessera::Impl::interval_regroup_sort_bins;
+  const std::int64_t per_team = 61;
   for (const std::string& kind : tessera_test::count_kinds()) {
-    for (const int n : {1, 13, 2048, 2049, 5003}) {
+    for (const int n : {1, 13, 2048, 2049, 5003, 20011}) {
       const std::vector<int> counts = make_counts(kind, n, 5 + n);
       const RandomMoves m           = random_moves(counts, 9 + n);
       tessera::Impl::DestinationRegions regions{0, 0};
@@ -200,29 +205,69 @@ TYPED_TEST(IntervalMove, RegroupsByDestinationRegion) {
       Kokkos::View<std::uint64_t*, typename Space::memory_space> words(
           "words", Regrouped::words(n, regions));
       const Regrouped r(words.data(), n, regions);
-      tessera::Impl::regroup_by_destination(Space(), total, offsets,
-                                            device_view<int, Space>(m.gather),
-                                            device_view<int, Space>(m.scatter), r);
+      const std::int64_t pieces = tessera::Impl::merge_path_pieces(total, n, per_team);
+      Kokkos::View<MergePoint*, typename Space::memory_space> points("points", pieces + 1);
+      bool sorts = false;
+      for (int call = 0; call < 2; ++call) {  // the second on the first one's memory
+        sorts = tessera::Impl::regroup_by_destination(
+            Space(), total, offsets, device_view<int, Space>(m.gather),
+            device_view<int, Space>(m.scatter), r, points, per_team, pieces);
+      }
+      // sorted by window for mean counts up to regroup_sort_max_mean_count, else by region only
+      EXPECT_EQ(sorts, total <= tessera::Impl::regroup_sort_max_mean_count * n);
       const std::vector<int> o = host_vector(r.offsets), g = host_vector(r.gather),
                              d = host_vector(r.scatter);
+      const auto ends        = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.reserved);
+      const int window_shift = tessera::Impl::regroup_window_shift(regions, n);
+      const int chunk        = tessera::Impl::regroup_sort_chunk(regions, n);
       std::vector<std::array<int, 3>> given, regrouped;
+      bool sorted     = true;  // by region (not sorts), or by window within each chunk
       int last_region = 0;
-      bool grouped    = true;
       for (int k = 0; k < n; ++k) {
         given.push_back({m.gather[k], m.scatter[k], counts[k]});
         const int count = (k + 1 < n ? o[k + 1] : static_cast<int>(total)) - o[k];
         regrouped.push_back({g[k], d[k], count});
-        if (count > 0) {
-          grouped     = grouped && (d[k] >> regions.shift) >= last_region;
+        if (!sorts && count > 0) {
+          sorted      = sorted && (d[k] >> regions.shift) >= last_region;
           last_region = d[k] >> regions.shift;
         }
+      }
+      for (int p0 = 0; sorts && p0 < n; p0 += chunk) {
+        const int p1          = std::min(n, p0 + chunk);
+        const auto windows    = tessera::Impl::chunk_windows(ends, regions, window_shift, p0, p1);
+        std::int64_t last_bin = 0;
+        for (int k = p0; k < p1; ++k) {
+          if (regrouped[k][2] == 0) continue;
+          const std::int64_t bin = (d[k] >> windows.shift) - windows.first;
+          sorted                 = sorted && bin >= last_bin && bin < bins;
+          last_bin               = bin;
+        }
+      }
+      // the points: on diagonal j * per_team (the last one total + n), the cut inside the
+      // entries of the last interval q whose offset entry o[q] + q comes at or before it
+      std::vector<MergePoint> expected(pieces + 1);
+      int q = 0;
+      for (std::int64_t j = 0; sorts && j <= pieces; ++j) {
+        const std::int64_t diag = std::min(j * per_team, total + n);
+        while (q + 1 < n && o[q + 1] + q + 1 <= diag)
+          ++q;
+        expected[j] = diag == total + n  ? MergePoint{static_cast<int>(total), n}
+                      : diag == o[q] + q ? MergePoint{o[q], q}
+                                         : MergePoint{static_cast<int>(diag - q - 1), q + 1};
+      }
+      const auto got    = host_vector(points);
+      bool points_match = true;
+      for (std::int64_t j = 0; sorts && j <= pieces; ++j) {
+        points_match = points_match && got[j].items == expected[j].items &&
+                       got[j].offsets == expected[j].offsets;
       }
       std::sort(given.begin(), given.end());
       std::sort(regrouped.begin(), regrouped.end());
       const std::string where = kind + ", n = " + std::to_string(n);
       EXPECT_EQ(o[0], 0) << where;
       EXPECT_TRUE(given == regrouped) << where;
-      EXPECT_TRUE(grouped) << where;
+      EXPECT_TRUE(sorted) << where;
+      EXPECT_TRUE(points_match) << where;
     }
   }
 }
@@ -253,6 +298,45 @@ TYPED_TEST(IntervalMove, ByDestinationOverManyRegions) {
                          device_view<int, Space>(input), out, options);
   EXPECT_GT(m.output_extent * sizeof(int), 4u << 18);  // more than four regions
   EXPECT_TRUE(host_vector(out) == moved);
+}
+
+// Moves regrouped by destination with gather and scatter starts of other widths than int (the
+// regrouped intervals hold them as given: 16-bit starts share a 4-byte word, 64-bit ones take
+// 32-byte intervals), both with and without the sort by window (mean count 4 and 300).
+template <class Space, class G, class S>
+void check_regrouped_start_types() {
+  for (const int mean : {4, 300}) {
+    const int n = mean == 4 ? 6007 : 101;  // outputs under 2^15 items
+    std::vector<int> counts(n);
+    std::mt19937 gen(11 + mean);
+    for (int& c : counts)
+      c = std::uniform_int_distribution<int>(0, 2 * mean)(gen);
+    const RandomMoves m = random_moves(counts, 12 + mean);
+    ASSERT_LT(std::max(m.input_extent, m.output_extent), 32767);
+    std::vector<int> input(m.input_extent), moved(m.output_extent, -1);
+    std::iota(input.begin(), input.end(), 0);
+    for (int k = 0; k < n; ++k) {
+      for (int r = 0; r < counts[k]; ++r)
+        moved[m.scatter[k] + r] = input[m.gather[k] + r];
+    }
+    std::int64_t total = 0;
+    const auto offsets = tessera_test::scan_counts<Space>(counts, total);
+    Kokkos::View<int*, typename Space::memory_space> out("out", m.output_extent);
+    Kokkos::deep_copy(out, -1);
+    tessera::IntervalOptions options;
+    options.order = tessera::IntervalOrder::by_destination;
+    tessera::interval_move(
+        Space(), total, device_view<G, Space>(std::vector<G>(m.gather.begin(), m.gather.end())),
+        device_view<S, Space>(std::vector<S>(m.scatter.begin(), m.scatter.end())), offsets,
+        device_view<int, Space>(input), out, options);
+    EXPECT_TRUE(host_vector(out) == moved) << "mean " << mean;
+  }
+}
+
+TYPED_TEST(IntervalMove, ByDestinationWithStartTypes) {
+  check_regrouped_start_types<TypeParam, std::int16_t, std::int16_t>();
+  check_regrouped_start_types<TypeParam, std::int64_t, std::int16_t>();
+  check_regrouped_start_types<TypeParam, std::uint32_t, std::int64_t>();
 }
 
 // Counting sequences as gather and scatter (of two integer types): interval k reads item 3 + k

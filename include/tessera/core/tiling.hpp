@@ -63,11 +63,19 @@ constexpr int safe_interval_team_size() {
   return is_device_space<ExecSpace> ? 256 : 1;
 }
 
-/// Intervals per team of the kernels that regroup the moves' intervals by destination
-/// (IntervalOrder::by_destination): at most 8 per thread of a GPU team, all of them for a host
-/// team. regroup_by_destination halves it until the placing kernel's scratch fits: with 512
-/// regions and Kokkos' 40936-byte level-0 limit on CUDA that is 1024 (perf/README.md).
-inline constexpr int interval_regroup_tile = 2048;
+/// Intervals per chunk of the kernels that regroup the moves' intervals by destination
+/// (IntervalOrder::by_destination): 8 per thread of a GPU team, all of them for a host team.
+/// The placing kernel takes one chunk per team (its scratch, 35 KB with 512 regions, fits
+/// Kokkos' 40936-byte level-0 limit on CUDA), the counting kernel up to
+/// interval_regroup_count_chunks (fewer teams add their counts to the same global counters).
+inline constexpr int interval_regroup_tile         = 2048;
+inline constexpr int interval_regroup_count_chunks = 4;
+/// Most intervals per chunk of the kernel that sorts the regrouped intervals by output window
+/// within chunks (16 bits of scratch per interval), and the windows of its counting sort (32 bits
+/// each). On an H100, moves of 2^27 items in intervals of 32 items took 548 us in chunks of 8192
+/// sorted intervals (a region's), 626 us in chunks of 4096 (perf/README.md).
+inline constexpr int interval_regroup_sort_chunk = 8192;
+inline constexpr int interval_regroup_sort_bins  = 2048;
 
 /// Bytes of level-0 scratch (GPU shared memory) that per-thread buffers may use before they are
 /// moved to level-1 scratch (device memory). Leaves room for the staged tile and for two

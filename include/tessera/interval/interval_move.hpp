@@ -148,10 +148,18 @@ void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
       regrouped_op(regrouped.gather, regrouped.scatter, input, output);
   const IntervalTile regrouped_tile =
       interval_tile(space, fn, total, regrouped.offsets, regrouped_op, options.tile);
+  const std::int64_t pieces =
+      merge_path_pieces(total, static_cast<std::int64_t>(n), regrouped_tile.items_per_team);
+  const auto points = memory.points(space, pieces + 1);
   run_checks();
-  regroup_by_destination(space, total, offsets, gather, scatter, regrouped);
-  for_each_item_with_owner(space, label, total, regrouped.offsets, regrouped_op, regrouped_tile,
-                           &memory);
+  if (regroup_by_destination(space, total, offsets, gather, scatter, regrouped, points,
+                             regrouped_tile.items_per_team, pieces)) {
+    for_each_item_of_pieces(space, label, total, regrouped.offsets, regrouped_op, regrouped_tile,
+                            points);
+  } else {
+    for_each_item_with_owner(space, label, total, regrouped.offsets, regrouped_op, regrouped_tile,
+                             &memory);
+  }
 }
 
 }  // namespace Impl

@@ -9,17 +9,19 @@
 namespace tessera {
 namespace Impl {
 
-/// A piece of the merged sequence: items [a0, a0 + items) and offsets [b0, b0 + m).
-struct TeamPiece {
-  int a0, items, b0, m;
+/// A point of the merge path of output items and interval offsets (load_balance.hpp): its
+/// first `items` items and first `offsets` offsets come before it. Consecutive points cut the
+/// path into the pieces that teams take.
+struct MergePoint {
+  int items, offsets;
 };
 
 }  // namespace Impl
 
-/// Device memory that calls of the interval primitives reuse: their merge-path partition, 16
+/// Device memory that calls of the interval primitives reuse: their merge-path partition, 8
 /// bytes per piece of the tile's items_per_team entries, and for moves that take their
-/// intervals by destination (IntervalOrder) the regrouped intervals, 4 bytes plus the sizes of
-/// the gather and scatter types per interval and 8 KiB at most of counters. A call without a
+/// intervals by destination (IntervalOrder) the regrouped intervals, twice 16 bytes per interval
+/// (32 for 64-bit gather or scatter types) and 8 KiB at most of counters. A call without a
 /// workspace allocates and frees its own (on an H100 about 80 us for 2^27 items, and on CUDA the
 /// free waits for the device); a call given one reuses it, growing it when it is too small, and
 /// returns without waiting. Calls that share a workspace must be ordered: on one execution space
@@ -27,12 +29,12 @@ struct TeamPiece {
 template <class ExecSpace>
 class IntervalWorkspace {
  public:
-  using pieces_type = Kokkos::View<Impl::TeamPiece*, typename ExecSpace::memory_space>;
+  using points_type = Kokkos::View<Impl::MergePoint*, typename ExecSpace::memory_space>;
   using words_type  = Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space>;
 
-  /// Memory for `count` pieces: this workspace's, reallocated first when smaller.
-  pieces_type pieces(const ExecSpace& space, std::int64_t count) {
-    return grown(pieces_, space, count, "tessera::interval::workspace");
+  /// Memory for `count` merge-path points: this workspace's, reallocated first when smaller.
+  points_type points(const ExecSpace& space, std::int64_t count) {
+    return grown(points_, space, count, "tessera::interval::workspace");
   }
 
   /// Memory for `count` 64-bit words (the regrouped intervals): this workspace's, reallocated
@@ -43,11 +45,11 @@ class IntervalWorkspace {
 
   /// Bytes held.
   std::size_t size_bytes() const {
-    return pieces_.span() * sizeof(Impl::TeamPiece) + words_.span() * sizeof(std::uint64_t);
+    return points_.span() * sizeof(Impl::MergePoint) + words_.span() * sizeof(std::uint64_t);
   }
 
  private:
-  pieces_type pieces_;
+  points_type points_;
   words_type words_;
 
   /// held, reallocated (the old memory freed first) when it has fewer than count entries.

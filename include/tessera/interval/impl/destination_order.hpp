@@ -9,19 +9,29 @@
 // cache (on an H100 the moves of 2^27 items in intervals of 32 items then read 0.87 GB from
 // memory instead of 1.06 and write 0.55 GB instead of 0.65; perf/README.md).
 //
-// How: an unstable counting sort of the n intervals by region, in two team kernels. (1) Each
-// team counts the intervals and items of its tile per region in scratch and adds its counts to
-// the global ones. (2) Each team counts again (a shared-memory atomic addition ranks each
-// interval among the team's in its region), finds where its intervals of each region go (the
-// region's start, an exclusive scan of the global counts, plus what the teams before it
-// reserved there with an atomic addition), lays its intervals out in scratch region by region
-// and writes them, gather and scatter starts and first output items, with consecutive threads
-// on consecutive positions. Interval and item counts travel packed in one 64-bit integer
-// (intervals in the high half, items in the low half, both below 2^31 for valid offsets), so
-// that one atomic addition reserves both: the regrouped offsets are the exclusive scan of the
-// counts in the new order.
+// Within a region, the order matters too: with the intervals of each team's piece of the move
+// in a narrow stretch of the output (sorted by 1 KiB windows), the same move kernel took 531 us
+// instead of 736 (perf/README.md).
+//
+// How: an unstable counting sort of the n intervals by region, in two team kernels, then for
+// short intervals (regroup_sort_max_mean_count) a sort by output window within chunks of
+// intervals. (1) Each team counts the intervals and items of its tiles per region in scratch and
+// adds its counts to the global ones; the last team to finish writes each region's start (the
+// exclusive scan of the counts). (2) Each team counts again (a shared-memory atomic addition
+// ranks each interval among the team's in its region), lays its intervals out in scratch region
+// by region (a scan over the slots' counts gives their first items), reserves its positions and
+// items in each region after the teams before it with one atomic addition and writes its
+// intervals (first output item, count, gather and scatter starts: 16 bytes for 32-bit starts,
+// one store each), with consecutive threads on consecutive positions. Global interval and item
+// counts travel packed in one 64-bit integer (intervals in the high half, items in the low
+// half, both below 2^31 for valid offsets), so that one atomic addition reserves both: the
+// regrouped offsets are the exclusive scan of the counts in the new order. (3) Each team sorts a
+// chunk of (2)'s order by output window (SortChunksByWindow) and writes the merge-path points of
+// the move, which then needs no partition search; without (3), the merge-path partition of the
+// move searches the regrouped offsets.
 #pragma once
 
+#include <tessera/core/scratch_atomic.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/interval/impl/check_moves.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
@@ -31,7 +41,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace tessera {
@@ -48,7 +60,7 @@ struct DestinationRegions {
 /// of 32 items took the same time with regions of 64 KiB to 1 MiB, and 12% (4 MiB) to 42%
 /// (16 MiB) longer with larger ones (perf/README.md).
 inline constexpr int destination_region_bytes_log2 = 20;
-/// Most regions (their 64-bit counters are in every team's scratch: 4 KiB).
+/// Most regions (each team keeps three 4-byte values per region in scratch: 6 KiB).
 inline constexpr int max_destination_regions = 512;
 
 /// IntervalOrder::automatic regroups the moves of GPU backends whose output spans more than
@@ -87,88 +99,189 @@ inline DestinationRegions destination_regions(std::size_t extent, std::size_t it
   return {shift, count > 0 ? static_cast<int>(count) : 1};
 }
 
+/// One regrouped interval: its first output item in the new order, its count, its gather and
+/// scatter starts, 16-byte aligned (16 bytes for 32-bit starts, else 32) so that a kernel writes
+/// a 32-bit interval with one aligned store and neighbouring intervals fill whole sectors.
+template <class G, class S>
+struct alignas(16) RegroupedInterval {
+  int offset, count;
+  G gather;
+  S scatter;
+};
+
+static_assert(sizeof(RegroupedInterval<int, int>) == 16,
+              "tessera: a regrouped interval of 32-bit starts takes one 16-byte store");
+
+/// The bytes of a RegroupedInterval, padding included, as the placing kernel stores them (a
+/// copy of the interval itself leaves its padding unwritten, and a partly written sector costs a
+/// read from memory when it leaves the cache).
+template <class G, class S>
+struct alignas(16) RegroupedIntervalBytes {
+  std::uint32_t words[sizeof(RegroupedInterval<G, S>) / 4];
+
+  RegroupedIntervalBytes() = default;
+  KOKKOS_INLINE_FUNCTION explicit RegroupedIntervalBytes(const RegroupedInterval<G, S>& r) {
+    memcpy(words, &r, sizeof(words));
+  }
+  /// The field of type T at `byte` (its offsetof) alone, read as the aligned 4-byte words that
+  /// hold it. (A load of the whole interval for some of its fields leaves registers that the
+  /// compiler reuses while the load is in flight, which makes the thread wait for it.)
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T field(std::size_t byte) const {
+    constexpr std::size_t most = (sizeof(T) + 3) / 4 + 1;  // words a T can touch
+    std::uint32_t held[most];
+    const std::size_t first = byte / 4, count = (byte % 4 + sizeof(T) + 3) / 4;
+    for (std::size_t w = 0; w < most; ++w)
+      held[w] = w < count ? words[first + w] : 0;
+    T v;
+    memcpy(&v, reinterpret_cast<const char*>(held) + byte % 4, sizeof(v));
+    return v;
+  }
+};
+
 /// The regrouped intervals of a move, the memory of their counting sort and its regions.
 template <class ExecSpace, class G, class S>
 struct RegroupedMoves {
+  using Record = RegroupedInterval<G, S>;
   template <class T>
   using Array =
       Kokkos::View<T*, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  /// One field of the records, read as a strided array.
+  template <class T>
+  using Field = Kokkos::View<const T*, Kokkos::LayoutStride, typename ExecSpace::memory_space,
+                             Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using gather_type  = G;
   using scatter_type = S;
-  /// offsets, gather and scatter starts in the new order
-  Array<int> offsets;
-  Array<G> gather;
-  Array<S> scatter;
-  /// per region, the packed interval and item counts (pass 1), and the packed counts that the
-  /// teams of pass 3 have reserved
+  using Bytes        = RegroupedIntervalBytes<G, S>;
+  /// the intervals grouped by region (pass (2)), then in the final order (pass (3))
+  Array<Bytes> staged, records;
+  /// the final intervals' offsets, gather and scatter starts (fields of records)
+  Field<int> offsets;
+  Field<G> gather;
+  Field<S> scatter;
+  /// per region, the packed interval and item counts (pass (1)), and the packed position and
+  /// item where its next intervals go (its start, which the last team of pass (1) writes, plus
+  /// what the teams of pass (2) have reserved: after pass (2), its end)
   Array<std::uint64_t> region_counts, reserved;
-  /// both: the counters zeroed before pass (1)
+  /// the teams of pass (1) that have finished
+  Array<std::uint64_t> teams_done;
+  /// region_counts, reserved and teams_done: the counters zeroed before pass (1)
   Array<std::uint64_t> counters;
   DestinationRegions regions;
 
   /// 64-bit words of memory for n intervals and `regions` regions.
   static std::int64_t words(std::int64_t n, const DestinationRegions& regions) {
-    return 2 * regions.count + words_of<int>(n) + words_of<G>(n) + words_of<S>(n);
+    return counter_words(regions) + 2 * n * record_words;
   }
 
-  /// The arrays for n intervals in `memory` (at least words(n, regions) of them).
+  /// The arrays for n intervals in `memory` (at least words(n, regions) of them, aligned to
+  /// sizeof(Record) bytes).
   RegroupedMoves(std::uint64_t* memory, int n, const DestinationRegions& r)
-      : offsets(reinterpret_cast<int*>(memory + 2 * r.count), n),
-        gather(reinterpret_cast<G*>(memory + 2 * r.count + words_of<int>(n)), n),
-        scatter(reinterpret_cast<S*>(memory + 2 * r.count + words_of<int>(n) + words_of<G>(n)), n),
+      : staged(reinterpret_cast<Bytes*>(memory + counter_words(r)), n),
+        records(reinterpret_cast<Bytes*>(memory + counter_words(r) + n * record_words), n),
+        offsets(field<int>(records.data(), offsetof(Record, offset), n)),
+        gather(field<G>(records.data(), offsetof(Record, gather), n)),
+        scatter(field<S>(records.data(), offsetof(Record, scatter), n)),
         region_counts(memory, r.count),
         reserved(memory + r.count, r.count),
-        counters(memory, 2 * r.count),
+        teams_done(memory + 2 * r.count, 1),
+        counters(memory, 2 * r.count + 1),
         regions(r) {}
 
  private:
+  static constexpr std::int64_t record_words = sizeof(Record) / sizeof(std::uint64_t);  // 2 or 4
+  /// the counters, rounded up to whole records so that the records stay aligned
+  static std::int64_t counter_words(const DestinationRegions& r) {
+    return (2 * r.count + 1 + record_words - 1) / record_words * record_words;
+  }
   template <class T>
-  static std::int64_t words_of(std::int64_t n) {
-    return (n * static_cast<std::int64_t>(sizeof(T)) + 7) / 8;
+  static Field<T> field(const Bytes* records, std::size_t byte_offset, int n) {
+    return Field<T>(
+        reinterpret_cast<const T*>(reinterpret_cast<const char*>(records) + byte_offset),
+        Kokkos::LayoutStride(static_cast<std::size_t>(n), sizeof(Record) / sizeof(T)));
   }
 };
 
-/// Team kernel of the counting sort's passes (1) (place = false) and (2) (place = true): team t
-/// takes the intervals [t * tile, (t + 1) * tile), each thread up to max_per_thread of them
-/// strided by the team size, and counts them per region in scratch (a shared-memory atomic
-/// addition gives each interval its rank in its region among the team's). Pass (1) adds the
-/// team's counts to region_counts. Pass (2) finds where its intervals go: each region's first
-/// position and item (the exclusive scan of region_counts, which every team computes) plus what
-/// the teams before it reserved there (an atomic addition to `reserved`); it then lays its
-/// intervals out in scratch region by region and writes them with consecutive threads on
-/// consecutive positions, so that the stores are coalesced. Invalid offsets (IntervalOptions::
-/// check off) give unspecified positions, never an access outside the arrays.
+/// count values of T in team scratch (the kernel's scratch_size counts them all).
+template <class T, class Member>
+KOKKOS_INLINE_FUNCTION T* regroup_scratch(const Member& team, std::size_t count) {
+  void* const p = team.team_scratch(0).get_shmem_aligned(sizeof(T) * count, 8);
+  if (p == nullptr) Kokkos::abort("tessera: regroup_by_destination's scratch_size is too small");
+  return static_cast<T*>(p);
+}
+
+/// The thread's run [begin, end) of `count` entries, the team's threads taking consecutive runs
+/// of equal length.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void thread_run(const Member& team, int count, int& begin, int& end) {
+  const int run = (count + team.team_size() - 1) / team.team_size();
+  begin         = team.team_rank() * run < count ? team.team_rank() * run : count;
+  end           = begin + run < count ? begin + run : count;
+}
+
+/// values[0..count) replaced by their exclusive scan, each thread taking a run of them.
+template <class T, class Member>
+KOKKOS_INLINE_FUNCTION void scan_in_place(const Member& team, T* values, int count) {
+  int begin = 0, end = 0;
+  thread_run(team, count, begin, end);
+  T sum = 0;
+  for (int i = begin; i < end; ++i)
+    sum += values[i];
+  sum = team.team_scan(sum);
+  for (int i = begin; i < end; ++i) {
+    const T v = values[i];
+    values[i] = sum;
+    sum += v;
+  }
+}
+
+/// Team kernel of the counting sort's passes (1) (place = false) and (2) (place = true). A team
+/// takes `chunks` consecutive chunks of `tile` intervals (pass (2): one), each thread up to
+/// per_thread of a chunk strided by the team size, and counts them per region in scratch with
+/// 32-bit shared-memory atomics (GPUs have no 64-bit shared-memory atomic addition: it would be
+/// a compare-and-swap loop).
+///
+/// Pass (1) adds the team's counts to region_counts; the last team to finish (a ticket in
+/// teams_done) writes the regions' starts, the exclusive scan of region_counts, to `reserved`.
+/// Pass (2): the atomic that counts an interval in its region ranks it there among the team's;
+/// a scan over the regions gives each region's first slot in the team's region-by-region
+/// order, a scan over the slots' counts their first items, and one 64-bit global atomic
+/// addition per region to `reserved` the team's first position and item there. Each slot's
+/// position, offset, gather and scatter starts go to scratch; consecutive threads then store
+/// consecutive slots, so that the stores are coalesced. Invalid offsets (IntervalOptions::check
+/// off) give unspecified positions, never an access outside the arrays.
 template <class ExecSpace, class Offsets, class Gather, class Scatter, class Regrouped, bool place>
 struct RegroupByRegion {
-  using Member                                = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using G                                     = typename Regrouped::gather_type;
-  using S                                     = typename Regrouped::scatter_type;
-  static constexpr int threads                = safe_interval_team_size<ExecSpace>();
-  static constexpr int max_per_thread         = interval_regroup_tile / threads;
-  static constexpr std::uint64_t one_interval = std::uint64_t{1} << 32;
-  /// A record that no interval wrote (its position is past every array).
-  static constexpr std::uint64_t no_record = ~std::uint64_t{0};
+  using Member                    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using G                         = typename Regrouped::gather_type;
+  using S                         = typename Regrouped::scatter_type;
+  static constexpr int threads    = safe_interval_team_size<ExecSpace>();
+  static constexpr int per_thread = interval_regroup_tile / threads;
 
   Offsets offsets;
   Gather gather;
   Scatter scatter;
   std::int64_t total;
   int n;
-  /// intervals per team, at most interval_regroup_tile
-  int tile;
+  /// intervals per chunk, at most interval_regroup_tile, and chunks per team
+  int tile, chunks;
   Regrouped regrouped;
+  /// pass (2): whether pass (3) follows (the intervals go to `staged`, else to `records`)
+  bool to_staged;
 
-  /// Bytes of team scratch: a counter per region; for pass (2) also each region's first slot
-  /// and the tile's records (position, gather and scatter starts), each array 8-byte aligned.
+  /// Bytes of team scratch, each array 8-byte aligned (at most 7 bytes of padding each): two
+  /// 4-byte values per region (pass (2): three) and a flag (pass (1)); for pass (2) per slot of
+  /// the tile a position, an item (one more: the scan's total), a gather and a scatter start.
   static std::size_t scratch_size(const DestinationRegions& r, int tile) {
-    const auto regions = static_cast<std::size_t>(r.count),
-               entries = static_cast<std::size_t>(tile);
-    std::size_t bytes  = sizeof(std::uint64_t) * regions + 8;
-    if constexpr (place) {
-      bytes += sizeof(int) * regions + (sizeof(std::uint64_t) + sizeof(G) + sizeof(S)) * entries +
-               (sizeof(int) + sizeof(std::uint64_t)) * static_cast<std::size_t>(threads) + 6 * 8;
+    const auto regions = static_cast<std::size_t>(r.count);
+    const auto slots   = static_cast<std::size_t>(tile);
+    if constexpr (!place) {
+      return 2 * (sizeof(std::uint32_t) * regions + 7) + sizeof(int) + 7;
+    } else {
+      return 3 * (sizeof(std::uint32_t) * regions + 7) + sizeof(std::uint16_t) * slots + 7 +
+             sizeof(std::uint32_t) * (slots + 1) + 7 + sizeof(G) * slots + 7 + sizeof(S) * slots +
+             7;
     }
-    return bytes;
   }
 
   /// Interval k's region: its destination start's (clamped to the regions), or for an empty
@@ -186,162 +299,453 @@ struct RegroupByRegion {
     return count == 0 ? spread : (r < regions ? static_cast<int>(r) : regions - 1);
   }
 
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static T* scratch_array(const Member& team, int count) {
-    return static_cast<T*>(team.team_scratch(0).get_shmem_aligned(sizeof(T) * count, 8));
+  /// Interval k's count, limited to [0, total] (invalid offsets give any value there).
+  KOKKOS_INLINE_FUNCTION std::int64_t count_of(int k) const {
+    return clamp(interval_count(offsets, total, k), 0, total);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int regions = regrouped.regions.count;
-    auto* const bins  = scratch_array<std::uint64_t>(team, regions);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, regions), [&](int r) { bins[r] = 0; });
+    // per region: the team's intervals, and pass (1)'s items
+    auto* const intervals = regroup_scratch<std::uint32_t>(team, regions);
+    auto* const items     = place ? nullptr : regroup_scratch<std::uint32_t>(team, regions);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, regions), [&](int r) {
+      intervals[r] = 0;
+      if (!place) items[r] = 0;
+    });
     team.team_barrier();
-    const int tid     = team.team_rank();
-    const int k0      = team.league_rank() * tile;  // below n <= INT_MAX
-    const int entries = n - k0 < tile ? n - k0 : tile;
-    // the tile's counts and regions first (independent loads), then their ranks
-    int region[max_per_thread];
-    std::uint64_t rank[max_per_thread];
-    // (idle lanes read the last interval, without branches, so that every load is issued
-    // before the first is used; their rank stays 0)
-    TESSERA_UNROLL_FULL
-    for (int j = 0; j < max_per_thread; ++j) {
-      const int e              = j * threads + tid;
-      const int k              = e < entries ? k0 + e : n - 1;
-      const std::int64_t count = clamp(interval_count(offsets, total, k), 0, total);
-      region[j]                = region_of(k, count);
-      rank[j]                  = e < entries ? one_interval | static_cast<std::uint64_t>(count) : 0;
-    }
-    TESSERA_UNROLL_FULL
-    for (int j = 0; j < max_per_thread; ++j) {
-      if (rank[j] != 0) {
-        if constexpr (place) {
-          rank[j] = Kokkos::atomic_fetch_add(&bins[region[j]], rank[j]);
-        } else {
-          Kokkos::atomic_add(&bins[region[j]], rank[j]);
+    // per chunk: the counts and regions first (independent loads), then the atomics; pass (2)
+    // keeps each interval's region and rank for its one chunk (key: region + rank * 2^16, both
+    // below 2^16)
+    int key[per_thread];
+    std::uint32_t count[per_thread];
+    int k0 = 0, entries = 0;
+    for (int c = 0; c < chunks; ++c) {
+      const std::int64_t first = (std::int64_t{team.league_rank()} * chunks + c) * tile;
+      if (first >= n) break;  // (the last team's last chunks)
+      k0      = static_cast<int>(first);
+      entries = n - k0 < tile ? n - k0 : tile;
+      // (idle lanes read the last interval, without branches, so that every load is issued
+      // before the first is used)
+      TESSERA_UNROLL_FULL
+      for (int j = 0; j < per_thread; ++j) {
+        const int e              = j * threads + team.team_rank();
+        const int k              = e < entries ? k0 + e : n - 1;
+        const std::int64_t items = count_of(k);
+        key[j]                   = region_of(k, items);
+        count[j]                 = static_cast<std::uint32_t>(items);
+      }
+      TESSERA_UNROLL_FULL
+      for (int j = 0; j < per_thread; ++j) {
+        if (j * threads + team.team_rank() < entries) {
+          if constexpr (place) {
+            key[j] += static_cast<int>(scratch_atomic_fetch_add(&intervals[key[j]], 1u)) << 16;
+          } else {
+            scratch_atomic_fetch_add(&intervals[key[j]], 1u);
+            scratch_atomic_fetch_add(&items[key[j]], count[j]);
+          }
         }
       }
     }
     team.team_barrier();
     if constexpr (!place) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, regions), [&](int r) {
-        if (bins[r] != 0) Kokkos::atomic_add(&regrouped.region_counts(r), bins[r]);
-      });
+      add_counts(team, intervals, items);
     } else {
-      place_tile(team, bins, region, rank, k0, entries);
+      place_tile(team, intervals, key, k0, entries);
     }
   }
 
-  /// Pass (2): first_slot[r] = the team's intervals in the regions before r (where its
-  /// records of region r start in scratch), and bins[r] = where its intervals of region r start
-  /// in the regrouped arrays (packed position and item): region r's start (the exclusive scan
-  /// of region_counts) plus what the teams before it reserved there. Each thread takes a run of
-  /// regions; a log-depth scan over the threads' sums (in scratch) gives the runs' starts.
-  KOKKOS_INLINE_FUNCTION void reserve_regions(const Member& team, std::uint64_t* bins,
-                                              int* first_slot) const {
+  /// Pass (1) after the counts: the team's counts added to region_counts; the last team to
+  /// finish writes the regions' starts to `reserved`.
+  KOKKOS_INLINE_FUNCTION void add_counts(const Member& team, const std::uint32_t* intervals,
+                                         const std::uint32_t* items) const {
     const int regions = regrouped.regions.count;
-    const int tid = team.team_rank(), size = team.team_size();
-    auto* const slot_sums  = scratch_array<int>(team, size);
-    auto* const count_sums = scratch_array<std::uint64_t>(team, size);
-    const int run          = (regions + size - 1) / size;
-    const int r0           = tid * run < regions ? tid * run : regions;
-    const int r1           = r0 + run < regions ? r0 + run : regions;
-    int slots              = 0;
-    std::uint64_t counts   = 0;
-    for (int r = r0; r < r1; ++r) {
-      slots += static_cast<int>(bins[r] >> 32);
-      counts += regrouped.region_counts(r);
-    }
-    slot_sums[tid]  = slots;
-    count_sums[tid] = counts;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, regions), [&](int r) {
+      if (intervals[r] != 0) {
+        Kokkos::atomic_add(&regrouped.region_counts(r),
+                           std::uint64_t{intervals[r]} << 32 | items[r]);
+      }
+    });
+    // the ticket after the additions (the fence orders each thread's additions before it)
+    Kokkos::memory_fence();
     team.team_barrier();
-    for (int d = 1; d < size; d *= 2) {  // inclusive scan of the threads' sums
-      const int s           = tid >= d ? slot_sums[tid - d] : 0;
-      const std::uint64_t c = tid >= d ? count_sums[tid - d] : 0;
-      team.team_barrier();
-      slot_sums[tid] += s;
-      count_sums[tid] += c;
-      team.team_barrier();
+    auto* const last = regroup_scratch<int>(team, 1);
+    if (team.team_rank() == 0) {
+      const auto done = Kokkos::atomic_fetch_add(&regrouped.teams_done(0), std::uint64_t{1});
+      *last           = done + 1 == static_cast<std::uint64_t>(team.league_size());
     }
-    slots  = tid > 0 ? slot_sums[tid - 1] : 0;
-    counts = tid > 0 ? count_sums[tid - 1] : 0;
+    team.team_barrier();
+    if (!*last) return;
+    Kokkos::memory_fence();
+    // the exclusive scan of region_counts (read with atomic additions of 0: from the
+    // device-wide level where the other teams added, not from a cache of this multiprocessor)
+    int r0 = 0, r1 = 0;
+    thread_run(team, regions, r0, r1);
+    std::uint64_t sum = 0;
+    for (int r = r0; r < r1; ++r)
+      sum += Kokkos::atomic_fetch_add(&regrouped.region_counts(r), std::uint64_t{0});
+    sum = team.team_scan(sum);
     for (int r = r0; r < r1; ++r) {
-      first_slot[r]         = slots;
-      const std::uint64_t b = bins[r];
-      slots += static_cast<int>(b >> 32);
-      if (b != 0) bins[r] = counts + Kokkos::atomic_fetch_add(&regrouped.reserved(r), b);
-      counts += regrouped.region_counts(r);
+      regrouped.reserved(r) = sum;
+      sum += Kokkos::atomic_fetch_add(&regrouped.region_counts(r), std::uint64_t{0});
     }
   }
 
-  /// Pass (2) after the counts: the team's intervals k0 + e, e < entries (thread tid has entry
-  /// j * threads + tid in region[j], ranked rank[j] among the team's in its region), written to
-  /// their positions.
-  KOKKOS_INLINE_FUNCTION void place_tile(const Member& team, std::uint64_t* bins,
-                                         const int (&region)[max_per_thread],
-                                         const std::uint64_t (&rank)[max_per_thread], int k0,
-                                         int entries) const {
-    const int regions      = regrouped.regions.count;
-    const int tid          = team.team_rank();
-    auto* const first_slot = scratch_array<int>(team, regions);
-    auto* const at         = scratch_array<std::uint64_t>(team, tile);
-    auto* const gathers    = scratch_array<G>(team, tile);
-    auto* const scatters   = scratch_array<S>(team, tile);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, entries), [&](int e) { at[e] = no_record; });
-    reserve_regions(team, bins, first_slot);
+  /// Pass (2) after the ranks: the team's intervals k0 + e, e < entries (thread tid has entry
+  /// j * threads + tid, its region and rank in key[j]), written to their positions. Slot s
+  /// takes the team's s-th interval in region order.
+  KOKKOS_INLINE_FUNCTION void place_tile(const Member& team, std::uint32_t* first_slot,
+                                         const int (&key)[per_thread], int k0, int entries) const {
+    const int regions         = regrouped.regions.count;
+    const int tid             = team.team_rank();
+    auto* const position_base  = regroup_scratch<std::uint32_t>(team, regions);
+    auto* const item_base      = regroup_scratch<std::uint32_t>(team, regions);
+    auto* const region_of_slot = regroup_scratch<std::uint16_t>(team, tile);
+    auto* const item           = regroup_scratch<std::uint32_t>(team, tile + 1);
+    auto* const gathers        = regroup_scratch<G>(team, tile);
+    auto* const scatters       = regroup_scratch<S>(team, tile);
+    // first_slot[r]: the team's intervals in the regions before r
+    scan_in_place(team, first_slot, regions);
+    team.team_barrier();
+    const auto slot_of = [&](int j) { return first_slot[key[j] & 0xffff] + (key[j] >> 16); };
+    // the slots' counts (read again: fewer registers held through the scans), then their
+    // exclusive scan: each slot's first item in the tile
+    TESSERA_UNROLL_FULL
+    for (int j = 0; j < per_thread; ++j) {
+      const int e = j * threads + tid;
+      if (e < entries) item[slot_of(j)] = static_cast<std::uint32_t>(count_of(k0 + e));
+    }
+    if (tid == 0) item[entries] = 0;
+    team.team_barrier();
+    scan_in_place(team, item, entries + 1);
+    team.team_barrier();
+    // per region with intervals of the team (its slots [first, next)), one atomic addition
+    // reserves their positions and items: position_base[r] + s and item_base[r] + item[s] are
+    // then slot s's position and offset
+    int r0 = 0, r1 = 0;
+    thread_run(team, regions, r0, r1);
+    for (int r = r0; r < r1; ++r) {
+      const std::uint32_t first = first_slot[r];
+      const std::uint32_t next =
+          r + 1 < regions ? first_slot[r + 1] : static_cast<std::uint32_t>(entries);
+      if (next == first) continue;
+      const std::uint64_t b = Kokkos::atomic_fetch_add(
+          &regrouped.reserved(r), std::uint64_t{next - first} << 32 | (item[next] - item[first]));
+      position_base[r] = static_cast<std::uint32_t>(b >> 32) - first;
+      item_base[r]     = static_cast<std::uint32_t>(b) - item[first];
+    }
     team.team_barrier();
     TESSERA_UNROLL_FULL
-    for (int j = 0; j < max_per_thread; ++j) {
-      const int e    = j * threads + tid;
-      const int k    = e < entries ? k0 + e : n - 1;
-      const G g      = gather(k);
-      const S d      = scatter(k);
-      const int slot = first_slot[region[j]] + static_cast<int>(rank[j] >> 32);
-      // slot < entries always, unless invalid offsets carried into the ranks
-      if (e < entries && slot < entries) {
-        at[slot]       = bins[region[j]] + rank[j];
-        gathers[slot]  = g;
-        scatters[slot] = d;
+    for (int j = 0; j < per_thread; ++j) {
+      const int e = j * threads + tid;
+      if (e < entries) {
+        const int s       = slot_of(j);
+        region_of_slot[s] = static_cast<std::uint16_t>(key[j] & 0xffff);
+        gathers[s]        = gather(k0 + e);
+        scatters[s]       = scatter(k0 + e);
       }
     }
     team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, entries), [&](int slot) {
-      const std::uint64_t pos = at[slot] >> 32;
-      if (pos >= static_cast<std::uint64_t>(n)) return;  // only for invalid offsets
-      regrouped.offsets(pos) = static_cast<int>(static_cast<std::uint32_t>(at[slot]) & 0x7fffffffu);
-      regrouped.gather(pos)  = gathers[slot];
-      regrouped.scatter(pos) = scatters[slot];
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, entries), [&](int s) {
+      const int region      = region_of_slot[s];
+      const std::uint32_t p = position_base[region] + static_cast<std::uint32_t>(s);
+      if (p >= static_cast<std::uint32_t>(n)) return;  // only for invalid offsets
+      const std::uint32_t offset = (item_base[region] + item[s]) & 0x7fffffffu;
+      const std::uint32_t count  = item[s + 1] - item[s];
+      (to_staged ? regrouped.staged : regrouped.records)(p) = typename Regrouped::Bytes(
+          {static_cast<int>(offset), static_cast<int>(count), gathers[s], scatters[s]});
     });
   }
 };
 
+/// Intervals per chunk of pass (3): the regions' mean intervals rounded up to a power of two,
+/// within [interval_regroup_sort_chunk / 8, interval_regroup_sort_chunk] (a chunk sorts well
+/// when it holds a region's intervals; smaller chunks make more teams).
+inline int regroup_sort_chunk(const DestinationRegions& regions, std::int64_t n) {
+  int chunk = interval_regroup_sort_chunk / 8;
+  while (chunk < interval_regroup_sort_chunk && std::int64_t{chunk} * regions.count < n)
+    chunk *= 2;
+  return chunk;
+}
+
+/// log2 of the output items per window of pass (3): windows such that a chunk's share of the
+/// output (its intervals times the output items per interval of the regions) spans about
+/// interval_regroup_sort_bins of them.
+inline int regroup_window_shift(const DestinationRegions& regions, std::int64_t n) {
+  const std::int64_t output_items = std::int64_t{regions.count} << regions.shift;
+  int shift                       = 0;
+  while ((std::int64_t{interval_regroup_sort_bins} << shift) * n <
+         std::int64_t{regroup_sort_chunk(regions, n)} * output_items)
+    ++shift;
+  return shift;
+}
+
+/// The first window and the window size (log2, at least min_shift) of pass (3)'s chunk of
+/// positions [p0, p1): windows from the start of the region holding position p0 to the end of
+/// the one holding p1 - 1, at most interval_regroup_sort_bins of them. ends(r) >> 32: region r's
+/// end position (pass (2)'s `reserved`).
+struct ChunkWindows {
+  std::int64_t first;
+  int shift;
+};
+template <class Ends>
+KOKKOS_INLINE_FUNCTION ChunkWindows chunk_windows(const Ends& ends, const DestinationRegions& r,
+                                                  int min_shift, int p0, int p1) {
+  const auto region_at = [&](int p) {  // the regions that end at or before p
+    int lo = 0, hi = r.count;
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (static_cast<int>(ends(mid) >> 32) <= p) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  };
+  const std::int64_t begin = std::int64_t{region_at(p0)} << r.shift;
+  const std::int64_t last  = ((std::int64_t{region_at(p1 - 1)} + 1) << r.shift) - 1;
+  int shift                = min_shift;
+  while ((last >> shift) - (begin >> shift) >= interval_regroup_sort_bins)
+    ++shift;
+  return {begin >> shift, shift};
+}
+
+/// Pass (3): each team takes a chunk of `chunk` (regroup_sort_chunk) consecutive intervals of
+/// pass (2)'s order and sorts them by output window in place of the chunk: a counting sort over
+/// the at most interval_regroup_sort_bins windows of the regions the chunk covers
+/// (chunk_windows; empty intervals, which write nothing, spread over the bins). Three rounds:
+/// (a) each interval's bin, kept in scratch, and the bins' counts (shared-memory atomics), whose
+/// scan gives each bin's first slot; (b) each interval ranked in its bin (a shared-memory atomic
+/// on the bin's cursor): slot q of the chunk records the interval it takes; (c) the slots in
+/// order, each thread taking consecutive ones: the slot's interval read again, its first item
+/// the chunk's first item plus a team scan of the counts before it, the interval written with
+/// coalesced stores (a scattered 16-byte store per interval leaves partly written sectors that
+/// the cache evicts before their other half arrives), with the merge-path points of the move
+/// kernel that fall on its entries (diagonals o + q to o + q + count for position q and first
+/// item o; pieces of per_team entries), which replaces the merge-path search. The chunk keeps its
+/// items and positions, so the offsets stay the exclusive scan of the counts. Invalid offsets
+/// (IntervalOptions::check off) give unspecified positions and points, never an access outside
+/// the arrays.
+template <class ExecSpace, class Regrouped, class Points>
+struct SortChunksByWindow {
+  using Member                    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Record                    = typename Regrouped::Record;
+  using G                         = typename Regrouped::gather_type;
+  using S                         = typename Regrouped::scatter_type;
+  static constexpr int threads    = safe_interval_team_size<ExecSpace>();
+  static constexpr int bins       = interval_regroup_sort_bins;
+  static constexpr int max_chunk  = interval_regroup_sort_chunk;
+  static constexpr int per_thread = max_chunk / threads;
+  static constexpr int batch      = 4;  // intervals each thread loads before using them
+  static_assert(max_chunk <= 65536 && bins <= 65536,
+                "tessera: pass (3) keeps bins and slots in 16 bits");
+
+  Regrouped regrouped;
+  Points points;
+  int total, n;
+  int chunk;  // at most max_chunk
+  int window_shift;
+  int per_team;
+  int pieces;
+
+  /// Scratch: the bins' counts (then cursors), and per slot a 16-bit bin (round (a)), then a
+  /// 16-bit interval (round (b)).
+  static std::size_t scratch_size() {
+    return sizeof(std::uint32_t) * bins + 7 + sizeof(std::uint16_t) * max_chunk + 7;
+  }
+
+  /// Interval p's bin: its window's (clamped to the bins; valid offsets never need it), or for
+  /// an empty interval, which writes nothing, p's (not all in one bin, whose counter would take
+  /// all their atomic additions one after the other).
+  KOKKOS_INLINE_FUNCTION int bin_of(int p, int count, const S& scatter,
+                                    const ChunkWindows& windows) const {
+    const auto start     = static_cast<std::int64_t>(scatter);
+    const std::int64_t w = (start < 0 ? 0 : start >> windows.shift) - windows.first;
+    return count == 0 ? p % bins : static_cast<int>(clamp(w, 0, bins - 1));
+  }
+
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T staged_field(int p, std::size_t byte) const {
+    return regrouped.staged(p).template field<T>(byte);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int p0       = team.league_rank() * chunk;
+    const int m        = n - p0 < chunk ? n - p0 : chunk;  // the chunk's intervals
+    const int t        = team.team_rank();
+    auto* const cursor = regroup_scratch<std::uint32_t>(team, bins);
+    auto* const slot   = regroup_scratch<std::uint16_t>(team, max_chunk);  // bin, then interval
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, bins), [&](int b) { cursor[b] = 0; });
+    const ChunkWindows windows =
+        chunk_windows(regrouped.reserved, regrouped.regions, window_shift, p0, p0 + m);
+    team.team_barrier();
+    // (a) interval e (p0 + e) of the chunk: its bin in slot[e], counted in its bin
+    for (int base = 0; base < m; base += batch * threads) {
+      int count[batch];
+      S start[batch];
+      TESSERA_UNROLL_FULL
+      for (int j = 0; j < batch; ++j) {
+        const int e = base + j * threads + t;
+        const int p = p0 + (e < m ? e : m - 1);
+        count[j]    = staged_field<int>(p, offsetof(Record, count));
+        start[j]    = staged_field<S>(p, offsetof(Record, scatter));
+      }
+      TESSERA_UNROLL_FULL
+      for (int j = 0; j < batch; ++j) {
+        const int e = base + j * threads + t;
+        if (e < m) {
+          const int b = bin_of(p0 + e, count[j], start[j], windows);
+          slot[e]     = static_cast<std::uint16_t>(b);
+          scratch_atomic_fetch_add(&cursor[b], 1u);
+        }
+      }
+    }
+    team.team_barrier();
+    scan_in_place(team, cursor, bins);
+    team.team_barrier();
+    // (b) the thread's bins first (the slots they share memory with are written after the
+    // barrier), then each interval's slot
+    std::uint16_t bin[per_thread];
+    TESSERA_UNROLL_FULL
+    for (int i = 0; i < per_thread; ++i) {
+      const int e = i * threads + t;
+      bin[i]      = e < m ? slot[e] : 0;
+    }
+    team.team_barrier();
+    TESSERA_UNROLL_FULL
+    for (int i = 0; i < per_thread; ++i) {
+      const int e = i * threads + t;
+      if (e < m) {
+        const std::uint32_t q = scratch_atomic_fetch_add(&cursor[bin[i]], 1u);
+        if (q < static_cast<std::uint32_t>(m)) slot[q] = static_cast<std::uint16_t>(e);
+      }
+    }
+    team.team_barrier();
+    // (c) the slots in order, `batch` consecutive ones per thread and round; `first`: the
+    // chunk's first item, then that of each round's first slot
+    std::uint32_t first = static_cast<std::uint32_t>(
+        clamp(staged_field<int>(p0, offsetof(Record, offset)), 0, total));
+    for (int base = 0; base < m; base += batch * threads) {
+      int count[batch];
+      G gather[batch];
+      S start[batch];
+      std::uint32_t sum = 0;
+      TESSERA_UNROLL_FULL
+      for (int j = 0; j < batch; ++j) {
+        const int q = base + t * batch + j;
+        const int p = p0 + (q < m ? slot[q] : 0);
+        count[j]    = q < m ? staged_field<int>(p, offsetof(Record, count)) : 0;
+        gather[j]   = staged_field<G>(p, offsetof(Record, gather));
+        start[j]    = staged_field<S>(p, offsetof(Record, scatter));
+        sum += static_cast<std::uint32_t>(count[j]);
+      }
+      const std::uint32_t before = team.team_scan(sum);
+      std::uint32_t round_total  = before + sum;  // the last thread's: the round's items
+      team.team_broadcast(round_total, team.team_size() - 1);
+      std::uint32_t item = first + before;
+      TESSERA_UNROLL_FULL
+      for (int j = 0; j < batch; ++j) {
+        const int q = base + t * batch + j;
+        if (q < m) {
+          const int offset = static_cast<int>(item & 0x7fffffffu);
+          regrouped.records(p0 + q) =
+              typename Regrouped::Bytes(Record{offset, count[j], gather[j], start[j]});
+          write_points(p0 + q, offset, count[j]);
+        }
+        item += static_cast<std::uint32_t>(count[j]);
+      }
+      first += round_total;
+    }
+    if (p0 + m == n && t == 0) points(pieces) = MergePoint{total, n};
+  }
+
+  /// The merge-path points on the entries of the interval at position q with first item
+  /// `offset` (diagonals d0 = offset + q to d0 + count): the cut before diagonal d is
+  /// (offset, q) at its offset entry d = d0, and (d - q - 1, q + 1) before its items.
+  KOKKOS_INLINE_FUNCTION void write_points(int q, int offset, int count) const {
+    // (both below 2^31: d0 + count below 2^32)
+    const std::uint32_t d0 = static_cast<std::uint32_t>(offset) + static_cast<std::uint32_t>(q);
+    const std::uint32_t e  = static_cast<std::uint32_t>(per_team);
+    const std::uint32_t j0 = d0 / e + (d0 % e != 0 ? 1 : 0);
+    const std::uint32_t d1 = d0 + static_cast<std::uint32_t>(count);
+    for (std::uint32_t j = j0, d = j0 * e; j < static_cast<std::uint32_t>(pieces) && d <= d1;
+         ++j, d += e) {
+      points(j) = d == d0
+                      ? MergePoint{offset, q}
+                      : MergePoint{static_cast<int>(d - static_cast<std::uint32_t>(q) - 1), q + 1};
+    }
+  }
+};
+
+/// Intervals of at most this many items on average are also sorted by output window within
+/// chunks (pass (3)). On an H100, with 2^27 items: at mean 32 the move kernel then takes 531 us
+/// instead of 736 (each team writes a narrow stretch of the output) for a 150 us pass; at mean
+/// 256 the move kernel gains 1% and the pass costs 16 us more than the merge-path search it
+/// replaces (perf/README.md).
+inline constexpr std::int64_t regroup_sort_max_mean_count = 128;
+
 /// Fills `regrouped` with the n intervals (offsets, gather, scatter; total items) grouped by the
-/// region of the output that they write: a fill and two kernels, no fence.
-template <class ExecSpace, class Offsets, class Gather, class Scatter, class Regrouped>
-void regroup_by_destination(const ExecSpace& space, std::int64_t total, const Offsets& offsets,
+/// region of the output that they write and, for intervals of at most
+/// regroup_sort_max_mean_count items on average, sorted by output window within chunks, with
+/// `points` (pieces + 1 of them) the merge-path points of a move over them in pieces of per_team
+/// entries. Returns whether it sorted and wrote the points: a fill and two or three kernels, no
+/// fence.
+template <class ExecSpace, class Offsets, class Gather, class Scatter, class Regrouped,
+          class Points>
+bool regroup_by_destination(const ExecSpace& space, std::int64_t total, const Offsets& offsets,
                             const Gather& gather, const Scatter& scatter,
-                            const Regrouped& regrouped) {
+                            const Regrouped& regrouped, const Points& points, std::int64_t per_team,
+                            std::int64_t pieces) {
   using Count  = RegroupByRegion<ExecSpace, Offsets, Gather, Scatter, Regrouped, false>;
   using Place  = RegroupByRegion<ExecSpace, Offsets, Gather, Scatter, Regrouped, true>;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  const int n  = static_cast<int>(offsets.extent(0));
-  if (n == 0) return;
+  // light weight: the kernels' arguments travel with the launch (under 4 KiB); Kokkos would pass
+  // these functors of more than 512 bytes through CUDA constant memory, and such a launch waits
+  // on the host for the previous one to finish
+  using Policy =
+      Kokkos::TeamPolicy<ExecSpace, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t>;
+  const int n = static_cast<int>(offsets.extent(0));
+  if (n == 0) return false;
+  const bool sorts = total <= regroup_sort_max_mean_count * n;
   int tile = interval_regroup_tile;  // halved until pass (2)'s scratch fits
   if constexpr (is_device_space<ExecSpace>) {
     const auto most = static_cast<std::size_t>(Policy::scratch_size_max(0));
     while (tile > Place::threads && Place::scratch_size(regrouped.regions, tile) > most)
       tile /= 2;
   }
-  const int teams = static_cast<int>((static_cast<std::int64_t>(n) + tile - 1) / tile);
+  const auto teams = [&](int chunks) {
+    const std::int64_t per_team = static_cast<std::int64_t>(tile) * chunks;
+    return static_cast<int>((static_cast<std::int64_t>(n) + per_team - 1) / per_team);
+  };
+  // pass (1): up to interval_regroup_count_chunks chunks per team (fewer teams add to the same
+  // global counters), fewer where that would leave less than half the teams the device holds
+  // at once
+  const int resident = static_cast<int>(space.concurrency()) / Count::threads;
+  int chunks         = interval_regroup_count_chunks;
+  while (chunks > 1 && 2 * teams(chunks) < resident)
+    chunks /= 2;
   Kokkos::deep_copy(space, regrouped.counters, std::uint64_t{0});
-  Policy count_policy(space, teams, Count::threads);
+  Policy count_policy(space, teams(chunks), Count::threads);
   count_policy.set_scratch_size(0, Kokkos::PerTeam(Count::scratch_size(regrouped.regions, tile)));
   Kokkos::parallel_for("tessera::interval::count_by_destination", count_policy,
-                       Count{offsets, gather, scatter, total, n, tile, regrouped});
-  Policy place_policy(space, teams, Place::threads);
+                       Count{offsets, gather, scatter, total, n, tile, chunks, regrouped, false});
+  Policy place_policy(space, teams(1), Place::threads);
   place_policy.set_scratch_size(0, Kokkos::PerTeam(Place::scratch_size(regrouped.regions, tile)));
   Kokkos::parallel_for("tessera::interval::regroup_by_destination", place_policy,
-                       Place{offsets, gather, scatter, total, n, tile, regrouped});
+                       Place{offsets, gather, scatter, total, n, tile, 1, regrouped, sorts});
+  if (!sorts) return false;
+  using Sort             = SortChunksByWindow<ExecSpace, Regrouped, Points>;
+  const int chunk        = regroup_sort_chunk(regrouped.regions, n);
+  const int window_shift = regroup_window_shift(regrouped.regions, n);
+  // (four teams per GPU multiprocessor: at most 64 registers per thread)
+  Kokkos::TeamPolicy<ExecSpace, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t,
+                     Kokkos::LaunchBounds<Sort::threads, 4>>
+      sort_policy(space, (n + chunk - 1) / chunk, Sort::threads);
+  sort_policy.set_scratch_size(0, Kokkos::PerTeam(Sort::scratch_size()));
+  Kokkos::parallel_for("tessera::interval::sort_by_window", sort_policy,
+                       Sort{regrouped, points, static_cast<int>(total), n, chunk, window_shift,
+                            static_cast<int>(per_team), static_cast<int>(pieces)});
+  return true;
 }
 
 }  // namespace Impl

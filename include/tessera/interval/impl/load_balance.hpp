@@ -9,6 +9,8 @@
 // so the owner of item i in [a0, a1) is one of the intervals [b0 - 1, b1): the team that takes
 // the piece walks its part of the merge path in scratch memory to find it. Each team takes a
 // few pieces (interval_pieces_per_team), one after the other, strided by the number of teams.
+// The cuts are merge-path points (MergePoint: the items and offsets before the cut), found by
+// one binary search each (MergePathPartition); piece t lies between points t and t + 1.
 //
 // A primitive describes its per-interval and per-item work with an item operation of one of
 // two kinds. A fill operation writes one value per interval to every item of its interval in
@@ -69,27 +71,43 @@ KOKKOS_INLINE_FUNCTION std::int64_t merge_path_items(const Offsets& offsets, std
   return lo;
 }
 
-/// pieces[t] = piece t: the merge path cut at t * per_team and (t + 1) * per_team. The clamps
-/// only matter for offsets that IntervalOptions::check would reject: they keep every piece
-/// inside the items, the offsets and one team's scratch arrays.
-template <class Offsets, class Pieces>
+/// Merge-path pieces of per_team entries for total items in n intervals (the last one shorter).
+inline std::int64_t merge_path_pieces(std::int64_t total, std::int64_t n, std::int64_t per_team) {
+  return (total + n + per_team - 1) / per_team;
+}
+
+/// points[t] = the merge path's point on diagonal t * per_team (the last one: total + n).
+template <class Offsets, class Points>
 struct MergePathPartition {
   Offsets offsets;
-  Pieces pieces;
+  Points points;
   std::int64_t total, n, per_team;
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
-    const std::int64_t end = total + n;
-    const std::int64_t d0  = clamp(static_cast<std::int64_t>(t) * per_team, 0, end);
-    const std::int64_t d1  = clamp(d0 + per_team, 0, end);
-    const std::int64_t a0  = merge_path_items(offsets, total, n, d0);
-    const std::int64_t a1  = merge_path_items(offsets, total, n, d1);
-    const std::int64_t b0  = clamp(d0 - a0, 0, n);
-    const std::int64_t b1  = clamp(d1 - a1, b0, n);
-    const std::int64_t k   = clamp(a1 - a0, 0, per_team);
-    pieces(t) = TeamPiece{static_cast<int>(a0), static_cast<int>(k), static_cast<int>(b0),
-                          static_cast<int>(clamp(b1 - b0, 0, per_team - k))};
+    const std::int64_t d = clamp(static_cast<std::int64_t>(t) * per_team, 0, total + n);
+    const std::int64_t a = merge_path_items(offsets, total, n, d);
+    points(t)            = MergePoint{static_cast<int>(a), static_cast<int>(d - a)};
   }
 };
+
+/// A piece of the merged sequence: items [a0, a0 + items) and offsets [b0, b0 + m).
+struct TeamPiece {
+  int a0, items, b0, m;
+};
+
+/// The piece between merge-path points p and q of a path of total items and n offsets cut every
+/// per_team entries. The clamps only matter for points that valid offsets do not give
+/// (IntervalOptions::check off, or a kernel that wrote them from such offsets): they keep every
+/// piece inside the items, the offsets and one team's scratch arrays.
+KOKKOS_INLINE_FUNCTION TeamPiece piece_between(const MergePoint& p, const MergePoint& q,
+                                               std::int64_t total, std::int64_t n, int per_team) {
+  const std::int64_t a0 = clamp(p.items, 0, total);
+  const std::int64_t items =
+      clamp(std::int64_t{q.items} - a0, 0, per_team < total - a0 ? per_team : total - a0);
+  const std::int64_t b0   = clamp(p.offsets, 0, n);
+  const std::int64_t room = per_team - items;  // what the piece's scratch holds besides
+  const std::int64_t m    = clamp(std::int64_t{q.offsets} - b0, 0, room < n - b0 ? room : n - b0);
+  return {static_cast<int>(a0), static_cast<int>(items), static_cast<int>(b0), static_cast<int>(m)};
+}
 
 /// Items each thread of a per-item operation loads per round (move_pieces holds two rounds in
 /// registers: twice this many values and targets; with 8, the moves' 62 registers per thread
@@ -149,7 +167,7 @@ KOKKOS_INLINE_FUNCTION void store_bytes16(Bytes16* destination, const Bytes16& x
 /// with 16-byte stores where the type allows it; per-item operations load V items per thread
 /// strided by the team size, so that a warp touches consecutive items, and store them after
 /// the next round's loads are issued, which may be the next piece's (move_pieces).
-template <class ExecSpace, class Offsets, class Pieces, class ItemOp>
+template <class ExecSpace, class Offsets, class Points, class ItemOp>
 struct LoadBalancedItems {
   static constexpr bool fills = ItemOp::fills;
   using Staged                = typename ItemOp::staged_type;
@@ -165,8 +183,11 @@ struct LoadBalancedItems {
   static constexpr int W = fills ? items_per_vector<Mark>() : 1;
 
   Offsets offsets;
-  Pieces pieces;
+  /// the piece_count + 1 merge-path points that cut the pieces
+  Points points;
   ItemOp op;
+  /// items in all (offsets.extent(0) intervals)
+  std::int64_t total;
   /// Merge-path entries per piece (the tile's items_per_team); pieces in all.
   int per_team, piece_count;
   /// Fill operations: the output takes 16-byte stores (see vector_stores below).
@@ -224,12 +245,18 @@ struct LoadBalancedItems {
     char* const pool =
         static_cast<char*>(scratch.get_shmem_aligned(pool_bytes(per_team), pool_alignment));
     if constexpr (fills) {  // one piece per team
-      const TeamPiece piece = pieces(team.league_rank());
+      const TeamPiece piece = piece_of(team.league_rank());
       const PieceScratch s  = walk_piece(team, piece, start, pool);
       store_marks(team, piece.a0, piece.items, piece.m, s.shift, s.staged(0), s.marks);
     } else {
       move_pieces(team, team.league_rank(), team.league_size(), start, pool);
     }
+  }
+
+  /// Piece t.
+  KOKKOS_INLINE_FUNCTION TeamPiece piece_of(int t) const {
+    return piece_between(points(t), points(t + 1), total,
+                         static_cast<std::int64_t>(offsets.extent(0)), per_team);
   }
 
   /// Stages a piece's intervals in scratch and walks its merge path, writing the marks of its
@@ -385,7 +412,7 @@ struct LoadBalancedItems {
         if (p >= piece_count - stride) return false;  // (p + stride would be past the last)
         p += stride;
         if (p > p0) team.team_barrier();  // the previous piece's loads have read its scratch
-        piece = pieces(p);
+        piece = piece_of(p);
         s     = walk_piece(team, piece, start, pool);
         base  = 0;
       }
@@ -444,12 +471,12 @@ bool vector_stores(const ItemOp& op) {
 /// The kernel of an item operation.
 template <class ExecSpace, class Offsets, class ItemOp>
 using LoadBalancedKernel =
-    LoadBalancedItems<ExecSpace, Offsets, typename IntervalWorkspace<ExecSpace>::pieces_type,
+    LoadBalancedItems<ExecSpace, Offsets, typename IntervalWorkspace<ExecSpace>::points_type,
                       ItemOp>;
 
 /// The tile of IntervalOptions::tile for this kernel, checked before any kernel runs: positive,
 /// at most 2^24 entries per piece, a team size the backend runs the kernel with, team scratch
-/// that fits a GPU's shared memory, and at most 2^31 - 1 pieces for the total + n merge-path
+/// that fits a GPU's shared memory, and at most 2^31 - 2 pieces for the total + n merge-path
 /// entries. Zero fields take default_interval_tile, whose entries per piece halve on GPUs until
 /// the team scratch fits (large staged types).
 template <class ExecSpace, class Offsets, class ItemOp>
@@ -478,10 +505,11 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
       tile.items_per_team > 0 && tile.items_per_team <= (1 << 24), fn,
       concat("options.tile.items_per_team is outside [1, 2^24] (got ", tile.items_per_team, ")"));
   const std::int64_t entries = total + static_cast<std::int64_t>(n);  // both below 2^31
-  const std::int64_t pieces  = (entries + tile.items_per_team - 1) / tile.items_per_team;
-  require(pieces <= INT_MAX, fn,
+  const std::int64_t pieces =
+      merge_path_pieces(total, static_cast<std::int64_t>(n), tile.items_per_team);
+  require(pieces < INT_MAX, fn,  // pieces + 1 points
           concat("options.tile.items_per_team = ", tile.items_per_team, " makes ", pieces,
-                 " pieces for ", entries, " merge-path entries (expected at most 2^31 - 1)"));
+                 " pieces for ", entries, " merge-path entries (expected at most 2^31 - 2)"));
   const std::size_t scratch = Kernel::scratch_size(tile.items_per_team);
   require(scratch <= scratch_max, fn,
           concat("options.tile.items_per_team = ", tile.items_per_team, " needs ", scratch,
@@ -490,7 +518,8 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
   if (tile.team_size > safe_interval_team_size<ExecSpace>()) {
     Policy policy(space, 1, 1);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
-    const Kernel kernel{offsets, decltype(Kernel::pieces)(), op, tile.items_per_team, 0, false};
+    const Kernel kernel{offsets, decltype(Kernel::points)(), op, total, tile.items_per_team, 0,
+                        false};
     const int team_max = policy.team_size_max(kernel, Kokkos::ParallelForTag());
     require(tile.team_size <= team_max, fn,
             concat("options.tile.team_size is too large for this backend and tile (got ",
@@ -500,30 +529,44 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
 }
 
 /// Runs op (an item operation, see above) over every item i in [0, total) and its owner k
-/// (offsets[k] <= i < offsets[k + 1]) with the tile of interval_tile, the pieces in
-/// workspace's memory (nullptr: 16 bytes per piece allocated for the call). The caller validates
+/// (offsets[k] <= i < offsets[k + 1]), in the pieces of tile.items_per_team merge-path entries
+/// that `points` cut (merge_path_pieces(total, n, tile.items_per_team) + 1 of them, as
+/// MergePathPartition writes them).
+template <class ExecSpace, class Offsets, class ItemOp>
+void for_each_item_of_pieces(const ExecSpace& space, const std::string& label, std::int64_t total,
+                             const Offsets& offsets, const ItemOp& op, const IntervalTile& tile,
+                             const typename IntervalWorkspace<ExecSpace>::points_type& points) {
+  if (total == 0) return;
+  const std::int64_t n     = static_cast<std::int64_t>(offsets.extent(0));
+  const std::int64_t count = merge_path_pieces(total, n, tile.items_per_team);
+  using Kernel             = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
+  const std::int64_t teams = (count + Kernel::pieces_per_team - 1) / Kernel::pieces_per_team;
+  Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), tile.team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_size(tile.items_per_team)));
+  Kokkos::parallel_for(label, policy,
+                       Kernel{offsets, points, op, total, tile.items_per_team,
+                              static_cast<int>(count), vector_stores(op)});
+}
+
+/// Runs op (an item operation, see above) over every item i in [0, total) and its owner k
+/// (offsets[k] <= i < offsets[k + 1]) with the tile of interval_tile, the merge-path points in
+/// workspace's memory (nullptr: 8 bytes per piece allocated for the call). The caller validates
 /// total (at most 2^31 - 1) and, unless told not to, the offsets.
 template <class ExecSpace, class Offsets, class ItemOp>
 void for_each_item_with_owner(const ExecSpace& space, const std::string& label, std::int64_t total,
                               const Offsets& offsets, const ItemOp& op, const IntervalTile& tile,
                               IntervalWorkspace<ExecSpace>* workspace) {
-  const std::int64_t n = static_cast<std::int64_t>(offsets.extent(0));
   if (total == 0) return;
+  const std::int64_t n     = static_cast<std::int64_t>(offsets.extent(0));
   const std::int64_t per   = tile.items_per_team;
-  const std::int64_t count = (total + n + per - 1) / per;  // pieces
-  using Kernel             = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
-  using Pieces             = typename IntervalWorkspace<ExecSpace>::pieces_type;
+  const std::int64_t count = merge_path_pieces(total, n, per);
+  using Points             = typename IntervalWorkspace<ExecSpace>::points_type;
   IntervalWorkspace<ExecSpace> own;  // the call's memory when it is given none
-  const Pieces pieces = (workspace != nullptr ? *workspace : own).pieces(space, count);
+  const Points points = (workspace != nullptr ? *workspace : own).points(space, count + 1);
   Kokkos::parallel_for("tessera::interval::merge_path_partition",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(count)),
-                       MergePathPartition<Offsets, Pieces>{offsets, pieces, total, n, per});
-  const std::int64_t teams = (count + Kernel::pieces_per_team - 1) / Kernel::pieces_per_team;
-  Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), tile.team_size);
-  policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_size(tile.items_per_team)));
-  Kokkos::parallel_for(
-      label, policy,
-      Kernel{offsets, pieces, op, tile.items_per_team, static_cast<int>(count), vector_stores(op)});
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(count + 1)),
+                       MergePathPartition<Offsets, Points>{offsets, points, total, n, per});
+  for_each_item_of_pieces(space, label, total, offsets, op, tile, points);
 }
 
 }  // namespace Impl
