@@ -19,13 +19,15 @@ enum class IntervalOrder {
   automatic,
   /// In index order: interval k's items after interval k - 1's.
   given,
-  /// Grouped by the 1 MiB region of the output that each interval's destination starts in (an
-  /// unstable counting sort of the intervals: two kernels that read the offsets and starts
-  /// twice and write them once, and 4 bytes plus the sizes of the gather and scatter types per
-  /// interval of workspace). Intervals whose destinations are neighbours then write the 32-byte
-  /// sectors they share at about the same time: a GPU with ECC memory reads a sector back from
-  /// memory when it leaves the L2 cache partly written. On an H100, 2^27 items in intervals of
-  /// 32 items with random destinations move about 1.2 times as fast.
+  /// Grouped by the 1 MiB region of the output that each interval's destination starts in and,
+  /// for intervals of at most 128 items on average, sorted by output window within chunks of
+  /// up to 8192 intervals (unstable counting sorts: two kernels that read the offsets and
+  /// starts twice and write 16 bytes per interval, a third that reads those twice and writes
+  /// them once; 32 bytes per interval of workspace, 64 for 64-bit starts). Intervals whose
+  /// destinations are neighbours then write the 32-byte sectors they share at about the same
+  /// time (a GPU with ECC memory reads a sector back from memory when it leaves the L2 cache
+  /// partly written), and each team writes a narrow stretch of the output. On an H100, 2^27
+  /// items in intervals of 32 items with random destinations move about 1.3 times as fast.
   by_destination,
 };
 
