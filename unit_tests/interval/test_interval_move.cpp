@@ -272,18 +272,14 @@ TYPED_TEST(IntervalMove, RegroupsByDestinationWindow) {
   }
 }
 
-// Moves regrouped by destination over an output of several 256 KiB regions (a million items).
-TYPED_TEST(IntervalMove, ByDestinationOverManyRegions) {
-  using Space = TypeParam;
-  const int n = 40009;
-  std::vector<int> counts(n);
-  std::mt19937 gen(3);
-  for (int& c : counts)
-    c = std::uniform_int_distribution<int>(0, 60)(gen);
-  const RandomMoves m = random_moves(counts, 4);
+/// interval_move of m (counts) in IntervalOrder::by_destination with gather and scatter starts
+/// of types G and S, against a host loop over int items.
+template <class Space, class G, class S>
+void check_move_by_destination(const std::vector<int>& counts, const RandomMoves& m,
+                               const std::string& where) {
   std::vector<int> input(m.input_extent), moved(m.output_extent, -1);
   std::iota(input.begin(), input.end(), 0);
-  for (int k = 0; k < n; ++k) {
+  for (std::size_t k = 0; k < counts.size(); ++k) {
     for (int r = 0; r < counts[k]; ++r)
       moved[m.scatter[k] + r] = input[m.gather[k] + r];
   }
@@ -293,11 +289,23 @@ TYPED_TEST(IntervalMove, ByDestinationOverManyRegions) {
   Kokkos::deep_copy(out, -1);
   tessera::IntervalOptions options;
   options.order = tessera::IntervalOrder::by_destination;
-  tessera::interval_move(Space(), total, device_view<int, Space>(m.gather),
-                         device_view<int, Space>(m.scatter), offsets,
-                         device_view<int, Space>(input), out, options);
-  EXPECT_GT(m.output_extent * sizeof(int), 4u << 18);  // more than four regions
-  EXPECT_TRUE(host_vector(out) == moved);
+  tessera::interval_move(Space(), total,
+                         device_view<G, Space>(std::vector<G>(m.gather.begin(), m.gather.end())),
+                         device_view<S, Space>(std::vector<S>(m.scatter.begin(), m.scatter.end())),
+                         offsets, device_view<int, Space>(input), out, options);
+  EXPECT_TRUE(host_vector(out) == moved) << where;
+}
+
+// Moves regrouped by destination over an output of several 1 MiB regions (a million items).
+TYPED_TEST(IntervalMove, ByDestinationOverManyRegions) {
+  const int n = 40009;
+  std::vector<int> counts(n);
+  std::mt19937 gen(3);
+  for (int& c : counts)
+    c = std::uniform_int_distribution<int>(0, 60)(gen);
+  const RandomMoves m = random_moves(counts, 4);
+  EXPECT_GT(m.output_extent * sizeof(int), 4u << 20);  // more than four regions
+  check_move_by_destination<TypeParam, int, int>(counts, m, "int starts");
 }
 
 // Moves regrouped by destination with gather and scatter starts of other widths than int (the
@@ -313,23 +321,7 @@ void check_regrouped_start_types() {
       c = std::uniform_int_distribution<int>(0, 2 * mean)(gen);
     const RandomMoves m = random_moves(counts, 12 + mean);
     ASSERT_LT(std::max(m.input_extent, m.output_extent), 32767);
-    std::vector<int> input(m.input_extent), moved(m.output_extent, -1);
-    std::iota(input.begin(), input.end(), 0);
-    for (int k = 0; k < n; ++k) {
-      for (int r = 0; r < counts[k]; ++r)
-        moved[m.scatter[k] + r] = input[m.gather[k] + r];
-    }
-    std::int64_t total = 0;
-    const auto offsets = tessera_test::scan_counts<Space>(counts, total);
-    Kokkos::View<int*, typename Space::memory_space> out("out", m.output_extent);
-    Kokkos::deep_copy(out, -1);
-    tessera::IntervalOptions options;
-    options.order = tessera::IntervalOrder::by_destination;
-    tessera::interval_move(
-        Space(), total, device_view<G, Space>(std::vector<G>(m.gather.begin(), m.gather.end())),
-        device_view<S, Space>(std::vector<S>(m.scatter.begin(), m.scatter.end())), offsets,
-        device_view<int, Space>(input), out, options);
-    EXPECT_TRUE(host_vector(out) == moved) << "mean " << mean;
+    check_move_by_destination<Space, G, S>(counts, m, "mean " + std::to_string(mean));
   }
 }
 
