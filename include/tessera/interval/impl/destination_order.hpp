@@ -247,8 +247,10 @@ KOKKOS_INLINE_FUNCTION void scan_in_place(const Member& team, T* values, int cou
 /// a scan over the regions gives each region's first slot in the team's region-by-region
 /// order, a scan over the slots' counts their first items, and one 64-bit global atomic
 /// addition per region to `reserved` the team's first position and item there. Each slot's
-/// position, offset, gather and scatter starts go to scratch; consecutive threads then store
-/// consecutive slots, so that the stores are coalesced. Invalid offsets (IntervalOptions::check
+/// region, gather and scatter starts go to scratch (its position and first item follow from its
+/// region's bases, its count from the scan); consecutive threads then store consecutive slots as
+/// 16-byte intervals (to `staged` when pass (3) follows, else to `records`), so that the stores
+/// are coalesced. Invalid offsets (IntervalOptions::check
 /// off) give unspecified positions, never an access outside the arrays.
 template <class ExecSpace, class Offsets, class Gather, class Scatter, class Regrouped, bool place>
 struct RegroupByRegion {
@@ -271,7 +273,8 @@ struct RegroupByRegion {
 
   /// Bytes of team scratch, each array 8-byte aligned (at most 7 bytes of padding each): two
   /// 4-byte values per region (pass (2): three) and a flag (pass (1)); for pass (2) per slot of
-  /// the tile a position, an item (one more: the scan's total), a gather and a scatter start.
+  /// the tile a 16-bit region, an item (one more: the scan's total), a gather and a scatter
+  /// start.
   static std::size_t scratch_size(const DestinationRegions& r, int tile) {
     const auto regions = static_cast<std::size_t>(r.count);
     const auto slots   = static_cast<std::size_t>(tile);
