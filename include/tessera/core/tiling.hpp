@@ -70,11 +70,17 @@ constexpr int safe_interval_team_size() {
 /// interval_regroup_count_chunks (fewer teams add their counts to the same global counters).
 inline constexpr int interval_regroup_tile         = 2048;
 inline constexpr int interval_regroup_count_chunks = 4;
-/// Most intervals per chunk of the kernel that sorts the regrouped intervals by output window
-/// within chunks (16 bits of scratch per interval), and the windows of its counting sort (32 bits
-/// each). On an H100, moves of 2^27 items in intervals of 32 items took 548 us in chunks of 8192
-/// sorted intervals (a region's), 626 us in chunks of 4096 (perf/README.md).
-inline constexpr int interval_regroup_sort_chunk = 8192;
+/// The kernel that sorts the regrouped intervals by output window within chunks: threads per
+/// team (on GPUs 1024, one team per multiprocessor at up to 64 registers per thread; 1 on host
+/// backends) and intervals each thread holds in registers, so that a GPU team sorts a chunk of
+/// up to 8192 intervals (a host team 8), and the windows of its counting sort (32 bits of
+/// scratch each). On an H100, moves of 2^27 items in intervals of 32 items took 548 us in chunks
+/// of 8192 sorted intervals (a region's), 626 us in chunks of 4096 (perf/README.md).
+template <class ExecSpace>
+constexpr int interval_regroup_sort_team_size() {
+  return is_device_space<ExecSpace> ? 1024 : 1;
+}
+inline constexpr int interval_regroup_sort_per_thread = 8;
 inline constexpr int interval_regroup_sort_bins  = 2048;
 
 /// Bytes of level-0 scratch (GPU shared memory) that per-thread buffers may use before they are

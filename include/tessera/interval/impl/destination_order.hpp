@@ -461,12 +461,21 @@ struct RegroupByRegion {
   }
 };
 
+/// Most intervals per chunk of pass (3) on ExecSpace: its team's threads times the intervals
+/// each holds (8192 on GPUs).
+template <class ExecSpace>
+constexpr int regroup_sort_max_chunk() {
+  return interval_regroup_sort_team_size<ExecSpace>() * interval_regroup_sort_per_thread;
+}
+
 /// Intervals per chunk of pass (3): the regions' mean intervals rounded up to a power of two,
-/// within [interval_regroup_sort_chunk / 8, interval_regroup_sort_chunk] (a chunk sorts well
-/// when it holds a region's intervals; smaller chunks make more teams).
-inline int regroup_sort_chunk(const DestinationRegions& regions, std::int64_t n) {
-  int chunk = interval_regroup_sort_chunk / 8;
-  while (chunk < interval_regroup_sort_chunk && std::int64_t{chunk} * regions.count < n)
+/// within [regroup_sort_max_chunk / 8, regroup_sort_max_chunk] (a chunk sorts well when it
+/// holds a region's intervals; smaller chunks make more teams).
+template <class ExecSpace>
+int regroup_sort_chunk(const DestinationRegions& regions, std::int64_t n) {
+  constexpr int most = regroup_sort_max_chunk<ExecSpace>();
+  int chunk          = most >= 8 ? most / 8 : 1;
+  while (chunk < most && std::int64_t{chunk} * regions.count < n)
     chunk *= 2;
   return chunk;
 }
@@ -474,11 +483,12 @@ inline int regroup_sort_chunk(const DestinationRegions& regions, std::int64_t n)
 /// log2 of the output items per window of pass (3): windows such that a chunk's share of the
 /// output (its intervals times the output items per interval of the regions) spans about
 /// interval_regroup_sort_bins of them.
-inline int regroup_window_shift(const DestinationRegions& regions, std::int64_t n) {
+template <class ExecSpace>
+int regroup_window_shift(const DestinationRegions& regions, std::int64_t n) {
   const std::int64_t output_items = std::int64_t{regions.count} << regions.shift;
+  const std::int64_t chunk        = regroup_sort_chunk<ExecSpace>(regions, n);
   int shift                       = 0;
-  while ((std::int64_t{interval_regroup_sort_bins} << shift) * n <
-         std::int64_t{regroup_sort_chunk(regions, n)} * output_items)
+  while ((std::int64_t{interval_regroup_sort_bins} << shift) * n < chunk * output_items)
     ++shift;
   return shift;
 }
@@ -517,30 +527,41 @@ KOKKOS_INLINE_FUNCTION ChunkWindows chunk_windows(const Ends& ends, const Destin
 /// Pass (3): each team takes a chunk of `chunk` (regroup_sort_chunk) consecutive intervals of
 /// pass (2)'s order and sorts them by output window in place of the chunk: a counting sort over
 /// the at most interval_regroup_sort_bins windows of the regions the chunk covers
-/// (chunk_windows; empty intervals, which write nothing, spread over the bins). Three rounds:
-/// (a) each interval's bin, kept in scratch, and the bins' counts (shared-memory atomics), whose
-/// scan gives each bin's first slot; (b) each interval ranked in its bin (a shared-memory atomic
-/// on the bin's cursor): slot q of the chunk records the interval it takes; (c) the slots in
-/// order, each thread taking consecutive ones: the slot's interval read again, its first item
-/// the chunk's first item plus a team scan of the counts before it, the interval written with
-/// coalesced stores (a scattered 16-byte store per interval leaves partly written sectors that
-/// the cache evicts before their other half arrives), with the merge-path points of the move
-/// kernel that fall on its entries (diagonals o + q to o + q + count for position q and first
-/// item o; pieces of per_team entries), which replaces the merge-path search. The chunk keeps its
-/// items and positions, so the offsets stay the exclusive scan of the counts. Invalid offsets
-/// (IntervalOptions::check off) give unspecified positions and points, never an access outside
-/// the arrays.
+/// (chunk_windows; empty intervals, which write nothing, spread over the bins). The chunk is read
+/// once, with coalesced loads: each thread holds per_thread of its intervals (count, gather and
+/// scatter starts) in registers. (a) Each interval counted in its bin (shared-memory atomics),
+/// whose scan gives each bin's first slot; (b) each interval ranked in its bin (an atomic
+/// addition to the bin's cursor): its slot in the chunk; (c) segment by segment of the slots,
+/// the intervals whose slots fall in it laid out in scratch, then the segment's slots in order,
+/// each thread taking consecutive ones: the slot's first item the chunk's first item plus a team
+/// scan of the counts before it, the interval written with coalesced stores (a scattered 16-byte
+/// store per interval leaves partly written sectors that the cache evicts before their other half
+/// arrives), with the merge-path points of the move kernel that fall on its entries (diagonals
+/// o + q to o + q + count for position q and first item o; pieces of per_team entries), which
+/// replaces the merge-path search. The chunk keeps its items and positions, so the offsets stay
+/// the exclusive scan of the counts. Invalid offsets (IntervalOptions::check off) give
+/// unspecified positions and points, never an access outside the arrays.
 template <class ExecSpace, class Regrouped, class Points>
 struct SortChunksByWindow {
   using Member                    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using Record                    = typename Regrouped::Record;
+  using Bytes                     = typename Regrouped::Bytes;
   using G                         = typename Regrouped::gather_type;
   using S                         = typename Regrouped::scatter_type;
-  static constexpr int threads    = safe_interval_team_size<ExecSpace>();
+  static constexpr int threads    = interval_regroup_sort_team_size<ExecSpace>();
+  static constexpr int per_thread = interval_regroup_sort_per_thread;
   static constexpr int bins       = interval_regroup_sort_bins;
-  static constexpr int max_chunk  = interval_regroup_sort_chunk;
-  static constexpr int per_thread = max_chunk / threads;
-  static constexpr int batch      = 4;  // intervals each thread loads before using them
+  static constexpr int max_chunk  = regroup_sort_max_chunk<ExecSpace>();
+  /// slots laid out in scratch at a time: the most, a power of two, whose count, gather and
+  /// scatter starts take at most 24 KiB (2048 for 32-bit starts), at most a chunk
+  static constexpr int segment = [] {
+    int s = 1;
+    while (2 * s <= max_chunk &&
+           2 * s * (sizeof(int) + sizeof(G) + sizeof(S)) <= std::size_t{24} * 1024)
+      s *= 2;
+    return s;
+  }();
+  static constexpr int per_slot_thread = segment >= threads ? segment / threads : 1;
   static_assert(max_chunk <= 65536 && bins <= 65536,
                 "tessera: pass (3) keeps bins and slots in 16 bits");
 
@@ -552,10 +573,10 @@ struct SortChunksByWindow {
   int per_team;
   int pieces;
 
-  /// Scratch: the bins' counts (then cursors), and per slot a 16-bit bin (round (a)), then a
-  /// 16-bit interval (round (b)).
+  /// Scratch: the bins' counts (then cursors), and a segment's counts, gather and scatter starts.
   static std::size_t scratch_size() {
-    return sizeof(std::uint32_t) * bins + 7 + sizeof(std::uint16_t) * max_chunk + 7;
+    return sizeof(std::uint32_t) * bins + 7 + (sizeof(int) + sizeof(G) + sizeof(S)) * segment +
+           3 * 7;
   }
 
   /// Interval p's bin: its window's (clamped to the bins; valid offsets never need it), or for
@@ -568,97 +589,88 @@ struct SortChunksByWindow {
     return count == 0 ? p % bins : static_cast<int>(clamp(w, 0, bins - 1));
   }
 
-  template <class T>
-  KOKKOS_INLINE_FUNCTION T staged_field(int p, std::size_t byte) const {
-    return regrouped.staged(p).template field<T>(byte);
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int p0       = team.league_rank() * chunk;
     const int m        = n - p0 < chunk ? n - p0 : chunk;  // the chunk's intervals
     const int t        = team.team_rank();
     auto* const cursor = regroup_scratch<std::uint32_t>(team, bins);
-    auto* const slot   = regroup_scratch<std::uint16_t>(team, max_chunk);  // bin, then interval
+    auto* const counts   = regroup_scratch<int>(team, segment);
+    auto* const gathers  = regroup_scratch<G>(team, segment);
+    auto* const scatters = regroup_scratch<S>(team, segment);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, bins), [&](int b) { cursor[b] = 0; });
     const ChunkWindows windows =
         chunk_windows(regrouped.reserved, regrouped.regions, window_shift, p0, p0 + m);
+    // the thread's intervals e = i * threads + t of the chunk (idle lanes read the last one:
+    // every load is issued before the first is used) with, after (a), their bins, after (b),
+    // their slots
+    int count[per_thread], slot[per_thread];
+    G gather[per_thread];
+    S start[per_thread];
+    TESSERA_UNROLL_FULL
+    for (int i = 0; i < per_thread; ++i) {
+      const int e        = i * threads + t;
+      const Bytes record = regrouped.staged(p0 + (e < m ? e : m - 1));
+      count[i]           = record.template field<int>(offsetof(Record, count));
+      gather[i]          = record.template field<G>(offsetof(Record, gather));
+      start[i]           = record.template field<S>(offsetof(Record, scatter));
+    }
     team.team_barrier();
-    // (a) interval e (p0 + e) of the chunk: its bin in slot[e], counted in its bin
-    for (int base = 0; base < m; base += batch * threads) {
-      int count[batch];
-      S start[batch];
-      TESSERA_UNROLL_FULL
-      for (int j = 0; j < batch; ++j) {
-        const int e = base + j * threads + t;
-        const int p = p0 + (e < m ? e : m - 1);
-        count[j]    = staged_field<int>(p, offsetof(Record, count));
-        start[j]    = staged_field<S>(p, offsetof(Record, scatter));
-      }
-      TESSERA_UNROLL_FULL
-      for (int j = 0; j < batch; ++j) {
-        const int e = base + j * threads + t;
-        if (e < m) {
-          const int b = bin_of(p0 + e, count[j], start[j], windows);
-          slot[e]     = static_cast<std::uint16_t>(b);
-          scratch_atomic_fetch_add(&cursor[b], 1u);
-        }
-      }
+    // (a) the bins' counts
+    TESSERA_UNROLL_FULL
+    for (int i = 0; i < per_thread; ++i) {
+      const int e = i * threads + t;
+      slot[i]     = bin_of(p0 + e, count[i], start[i], windows);
+      if (e < m) scratch_atomic_fetch_add(&cursor[slot[i]], 1u);
     }
     team.team_barrier();
     scan_in_place(team, cursor, bins);
     team.team_barrier();
-    // (b) the thread's bins first (the slots they share memory with are written after the
-    // barrier), then each interval's slot
-    std::uint16_t bin[per_thread];
+    // (b) the slots
     TESSERA_UNROLL_FULL
     for (int i = 0; i < per_thread; ++i) {
-      const int e = i * threads + t;
-      bin[i]      = e < m ? slot[e] : 0;
+      if (i * threads + t < m)
+        slot[i] = static_cast<int>(scratch_atomic_fetch_add(&cursor[slot[i]], 1u));
     }
-    team.team_barrier();
-    TESSERA_UNROLL_FULL
-    for (int i = 0; i < per_thread; ++i) {
-      const int e = i * threads + t;
-      if (e < m) {
-        const std::uint32_t q = scratch_atomic_fetch_add(&cursor[bin[i]], 1u);
-        if (q < static_cast<std::uint32_t>(m)) slot[q] = static_cast<std::uint16_t>(e);
-      }
-    }
-    team.team_barrier();
-    // (c) the slots in order, `batch` consecutive ones per thread and round; `first`: the
-    // chunk's first item, then that of each round's first slot
+    // (c) per segment of slots [s0, s0 + segment): its intervals to scratch, then its slots in
+    // order, per_slot_thread consecutive ones per thread; `first`: the chunk's first item, then
+    // that of each segment's first slot
     std::uint32_t first = static_cast<std::uint32_t>(
-        clamp(staged_field<int>(p0, offsetof(Record, offset)), 0, total));
-    for (int base = 0; base < m; base += batch * threads) {
-      int count[batch];
-      G gather[batch];
-      S start[batch];
+        clamp(regrouped.staged(p0).template field<int>(offsetof(Record, offset)), 0, total));
+    for (int s0 = 0; s0 < m; s0 += segment) {
+      const int length = m - s0 < segment ? m - s0 : segment;
+      TESSERA_UNROLL_FULL
+      for (int i = 0; i < per_thread; ++i) {
+        const auto s = static_cast<unsigned>(slot[i] - s0);
+        if (i * threads + t < m && s < static_cast<unsigned>(length)) {
+          counts[s]   = count[i];
+          gathers[s]  = gather[i];
+          scatters[s] = start[i];
+        }
+      }
+      team.team_barrier();
+      const int s1      = t * per_slot_thread;  // the thread's first slot in the segment
       std::uint32_t sum = 0;
       TESSERA_UNROLL_FULL
-      for (int j = 0; j < batch; ++j) {
-        const int q = base + t * batch + j;
-        const int p = p0 + (q < m ? slot[q] : 0);
-        count[j]    = q < m ? staged_field<int>(p, offsetof(Record, count)) : 0;
-        gather[j]   = staged_field<G>(p, offsetof(Record, gather));
-        start[j]    = staged_field<S>(p, offsetof(Record, scatter));
-        sum += static_cast<std::uint32_t>(count[j]);
+      for (int j = 0; j < per_slot_thread; ++j) {
+        if (s1 + j < length) sum += static_cast<std::uint32_t>(counts[s1 + j]);
       }
       const std::uint32_t before = team.team_scan(sum);
-      std::uint32_t round_total  = before + sum;  // the last thread's: the round's items
-      team.team_broadcast(round_total, team.team_size() - 1);
+      std::uint32_t segment_total = before + sum;  // the last thread's: the segment's items
+      team.team_broadcast(segment_total, team.team_size() - 1);
       std::uint32_t item = first + before;
       TESSERA_UNROLL_FULL
-      for (int j = 0; j < batch; ++j) {
-        const int q = base + t * batch + j;
-        if (q < m) {
+      for (int j = 0; j < per_slot_thread; ++j) {
+        const int s = s1 + j;
+        if (s < length) {
           const int offset = static_cast<int>(item & 0x7fffffffu);
-          regrouped.records(p0 + q) =
-              typename Regrouped::Bytes(Record{offset, count[j], gather[j], start[j]});
-          write_points(p0 + q, offset, count[j]);
+          regrouped.records(p0 + s0 + s) =
+              Bytes(Record{offset, counts[s], gathers[s], scatters[s]});
+          write_points(p0 + s0 + s, offset, counts[s]);
+          item += static_cast<std::uint32_t>(counts[s]);
         }
-        item += static_cast<std::uint32_t>(count[j]);
       }
-      first += round_total;
+      first += segment_total;
+      team.team_barrier();  // the segment's scratch read before the next one's is written
     }
     if (p0 + m == n && t == 0) points(pieces) = MergePoint{total, n};
   }
@@ -683,7 +695,7 @@ struct SortChunksByWindow {
 
 /// Intervals of at most this many items on average are also sorted by output window within
 /// chunks (pass (3)). On an H100, with 2^27 items: at mean 32 the move kernel then takes 531 us
-/// instead of 736 (each team writes a narrow stretch of the output) for a 150 us pass; at mean
+/// instead of 736 (each team writes a narrow stretch of the output) for a 138 us pass; at mean
 /// 256 the move kernel gains 1% and the pass costs 16 us more than the merge-path search it
 /// replaces (perf/README.md).
 inline constexpr std::int64_t regroup_sort_max_mean_count = 128;
@@ -738,11 +750,11 @@ bool regroup_by_destination(const ExecSpace& space, std::int64_t total, const Of
                        Place{offsets, gather, scatter, total, n, tile, 1, regrouped, sorts});
   if (!sorts) return false;
   using Sort             = SortChunksByWindow<ExecSpace, Regrouped, Points>;
-  const int chunk        = regroup_sort_chunk(regrouped.regions, n);
-  const int window_shift = regroup_window_shift(regrouped.regions, n);
-  // (four teams per GPU multiprocessor: at most 64 registers per thread)
+  const int chunk        = regroup_sort_chunk<ExecSpace>(regrouped.regions, n);
+  const int window_shift = regroup_window_shift<ExecSpace>(regrouped.regions, n);
+  // (one team per GPU multiprocessor: at most 64 registers per thread)
   Kokkos::TeamPolicy<ExecSpace, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t,
-                     Kokkos::LaunchBounds<Sort::threads, 4>>
+                     Kokkos::LaunchBounds<Sort::threads, 1>>
       sort_policy(space, (n + chunk - 1) / chunk, Sort::threads);
   sort_policy.set_scratch_size(0, Kokkos::PerTeam(Sort::scratch_size()));
   Kokkos::parallel_for("tessera::interval::sort_by_window", sort_policy,
