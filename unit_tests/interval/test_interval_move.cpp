@@ -184,7 +184,8 @@ TYPED_TEST(IntervalMove, MatchesHostLoop) {
 // the new order; for mean counts up to regroup_sort_max_mean_count the non-empty intervals of
 // each sorting chunk in the order of their output windows, all of them in the chunk's bins, and
 // the merge-path points of pieces of 61 entries on those offsets, for larger ones the non-empty
-// intervals in the order of their regions; several teams of each pass included.
+// intervals in the order of their regions; several teams of each pass included, and with 3
+// regions chunks of the sort's largest size (on GPUs several scratch segments per chunk).
 TYPED_TEST(IntervalMove, RegroupsByDestinationWindow) {
   using Space     = TypeParam;
   using Regrouped = tessera::Impl::RegroupedMoves<Space, int, int>;
@@ -192,14 +193,22 @@ TYPED_TEST(IntervalMove, RegroupsByDestinationWindow) {
   constexpr int bins          = tessera::Impl::interval_regroup_sort_bins;
   const std::int64_t per_team = 61;
   for (const std::string& kind : tessera_test::count_kinds()) {
-    for (const int n : {1, 13, 2048, 2049, 5003, 20011}) {
+    constexpr int most = tessera::Impl::max_destination_regions;
+    for (const std::pair<int, int> size : std::vector<std::pair<int, int>>{{1, most},
+                                                                           {13, most},
+                                                                           {2048, most},
+                                                                           {2049, most},
+                                                                           {5003, most},
+                                                                           {20011, most},
+                                                                           {20011, 3}}) {
+      const int n = size.first, most_regions = size.second;
       const std::vector<int> counts = make_counts(kind, n, 5 + n);
       const RandomMoves m           = random_moves(counts, 9 + n);
       tessera::Impl::DestinationRegions regions{0, 0};
-      do {  // regions of 2^shift items, at most max_destination_regions of them
+      do {  // regions of 2^shift items, at most most_regions of them
         ++regions.shift;
         regions.count = static_cast<int>((m.output_extent >> regions.shift) + 1);
-      } while (regions.count > tessera::Impl::max_destination_regions);
+      } while (regions.count > most_regions);
       std::int64_t total = 0;
       const auto offsets = tessera_test::scan_counts<Space>(counts, total);
       Kokkos::View<std::uint64_t*, typename Space::memory_space> words(
@@ -263,7 +272,8 @@ TYPED_TEST(IntervalMove, RegroupsByDestinationWindow) {
       }
       std::sort(given.begin(), given.end());
       std::sort(regrouped.begin(), regrouped.end());
-      const std::string where = kind + ", n = " + std::to_string(n);
+      const std::string where =
+          kind + ", n = " + std::to_string(n) + ", regions = " + std::to_string(regions.count);
       EXPECT_EQ(o[0], 0) << where;
       EXPECT_TRUE(given == regrouped) << where;
       EXPECT_TRUE(sorted) << where;
