@@ -552,16 +552,27 @@ struct SortChunksByWindow {
   static constexpr int per_thread = interval_regroup_sort_per_thread;
   static constexpr int bins       = interval_regroup_sort_bins;
   static constexpr int max_chunk  = regroup_sort_max_chunk<ExecSpace>();
-  /// slots laid out in scratch at a time: the most, a power of two, whose count, gather and
-  /// scatter starts take at most 24 KiB (2048 for 32-bit starts), at most a chunk
-  static constexpr int segment = [] {
-    int s = 1;
-    while (2 * s <= max_chunk &&
-           2 * s * (sizeof(int) + sizeof(G) + sizeof(S)) <= std::size_t{24} * 1024)
-      s *= 2;
-    return s;
+  static constexpr std::size_t slot_bytes = sizeof(int) + sizeof(G) + sizeof(S);
+  /// consecutive slots per thread in round (c): the most whose count, gather and scatter starts
+  /// take at most 36 KiB for the team (3 for 32-bit starts on GPUs), at least 1, at most a
+  /// chunk's share
+  static constexpr int per_slot_thread = [] {
+    const std::size_t fit = std::size_t{36} * 1024 / (slot_bytes * threads);
+    const int share       = max_chunk > threads ? max_chunk / threads : 1;
+    return fit < 1 ? 1 : fit < static_cast<std::size_t>(share) ? static_cast<int>(fit) : share;
   }();
-  static constexpr int per_slot_thread = segment >= threads ? segment / threads : 1;
+  /// slots laid out in scratch at a time (3072 for 32-bit starts on GPUs), at most a chunk
+  static constexpr int segment =
+      per_slot_thread * threads < max_chunk ? per_slot_thread * threads : max_chunk;
+  static constexpr std::size_t round8(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
+  /// scratch bytes of a segment's counts, gather and scatter starts, which first hold the bins'
+  /// cursors (rounds (a) and (b))
+  static constexpr std::size_t buffer_bytes = [] {
+    const std::size_t slots =
+        round8(sizeof(int) * segment) + round8(sizeof(G) * segment) + sizeof(S) * segment;
+    const std::size_t cursors = sizeof(std::uint32_t) * bins;
+    return slots > cursors ? slots : cursors;
+  }();
   static_assert(max_chunk <= 65536 && bins <= 65536,
                 "tessera: pass (3) keeps bins and slots in 16 bits");
 
@@ -573,11 +584,9 @@ struct SortChunksByWindow {
   int per_team;
   int pieces;
 
-  /// Scratch: the bins' counts (then cursors), and a segment's counts, gather and scatter starts.
-  static std::size_t scratch_size() {
-    return sizeof(std::uint32_t) * bins + 7 + (sizeof(int) + sizeof(G) + sizeof(S)) * segment +
-           3 * 7;
-  }
+  /// Scratch: the bins' counts (then cursors), then in the same memory a segment's counts,
+  /// gather and scatter starts.
+  static std::size_t scratch_size() { return buffer_bytes + 7; }
 
   /// Interval p's bin: its window's (clamped to the bins; valid offsets never need it), or for
   /// an empty interval, which writes nothing, p's (not all in one bin, whose counter would take
@@ -593,10 +602,12 @@ struct SortChunksByWindow {
     const int p0       = team.league_rank() * chunk;
     const int m        = n - p0 < chunk ? n - p0 : chunk;  // the chunk's intervals
     const int t        = team.team_rank();
-    auto* const cursor = regroup_scratch<std::uint32_t>(team, bins);
-    auto* const counts   = regroup_scratch<int>(team, segment);
-    auto* const gathers  = regroup_scratch<G>(team, segment);
-    auto* const scatters = regroup_scratch<S>(team, segment);
+    char* const buffer  = regroup_scratch<char>(team, buffer_bytes);
+    auto* const cursor  = reinterpret_cast<std::uint32_t*>(buffer);  // rounds (a) and (b)
+    auto* const counts  = reinterpret_cast<int*>(buffer);            // round (c)
+    auto* const gathers = reinterpret_cast<G*>(buffer + round8(sizeof(int) * segment));
+    auto* const scatters =
+        reinterpret_cast<S*>(buffer + round8(sizeof(int) * segment) + round8(sizeof(G) * segment));
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, bins), [&](int b) { cursor[b] = 0; });
     const ChunkWindows windows =
         chunk_windows(regrouped.reserved, regrouped.regions, window_shift, p0, p0 + m);
@@ -631,6 +642,7 @@ struct SortChunksByWindow {
       if (i * threads + t < m)
         slot[i] = static_cast<int>(scratch_atomic_fetch_add(&cursor[slot[i]], 1u));
     }
+    team.team_barrier();  // the cursors' last use before their memory holds intervals
     // (c) per segment of slots [s0, s0 + segment): its intervals to scratch, then its slots in
     // order, per_slot_thread consecutive ones per thread; `first`: the chunk's first item, then
     // that of each segment's first slot
@@ -695,7 +707,7 @@ struct SortChunksByWindow {
 
 /// Intervals of at most this many items on average are also sorted by output window within
 /// chunks (pass (3)). On an H100, with 2^27 items: at mean 32 the move kernel then takes 531 us
-/// instead of 736 (each team writes a narrow stretch of the output) for a 138 us pass; at mean
+/// instead of 736 (each team writes a narrow stretch of the output) for a 128 us pass; at mean
 /// 256 the move kernel gains 1% and the pass costs 16 us more than the merge-path search it
 /// replaces (perf/README.md).
 inline constexpr std::int64_t regroup_sort_max_mean_count = 128;
