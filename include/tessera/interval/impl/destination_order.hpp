@@ -573,8 +573,6 @@ struct SortChunksByWindow {
     const std::size_t cursors = sizeof(std::uint32_t) * bins;
     return slots > cursors ? slots : cursors;
   }();
-  static_assert(max_chunk <= 65536 && bins <= 65536,
-                "tessera: pass (3) keeps bins and slots in 16 bits");
 
   Regrouped regrouped;
   Points points;
