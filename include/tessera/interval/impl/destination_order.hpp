@@ -552,27 +552,25 @@ struct SortChunksByWindow {
   static constexpr int per_thread = interval_regroup_sort_per_thread;
   static constexpr int bins       = interval_regroup_sort_bins;
   static constexpr int max_chunk  = regroup_sort_max_chunk<ExecSpace>();
-  static constexpr std::size_t slot_bytes = sizeof(int) + sizeof(G) + sizeof(S);
   /// consecutive slots per thread in round (c): the most whose count, gather and scatter starts
-  /// take at most 36 KiB for the team (3 for 32-bit starts on GPUs), at least 1, at most a
-  /// chunk's share
+  /// take at most 36 KiB for the team (3 for 32-bit starts on GPUs), within [1, per_thread]
   static constexpr int per_slot_thread = [] {
-    const std::size_t fit = std::size_t{36} * 1024 / (slot_bytes * threads);
-    const int share       = max_chunk > threads ? max_chunk / threads : 1;
-    return fit < 1 ? 1 : fit < static_cast<std::size_t>(share) ? static_cast<int>(fit) : share;
+    const auto fit = static_cast<int>(std::size_t{36} * 1024 /
+                                      ((sizeof(int) + sizeof(G) + sizeof(S)) * threads));
+    return fit < 1 ? 1 : fit > per_thread ? per_thread : fit;
   }();
-  /// slots laid out in scratch at a time (3072 for 32-bit starts on GPUs), at most a chunk
-  static constexpr int segment =
-      per_slot_thread * threads < max_chunk ? per_slot_thread * threads : max_chunk;
-  static constexpr std::size_t round8(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
+  /// slots laid out in scratch at a time (3072 for 32-bit starts on GPUs)
+  static constexpr int segment = per_slot_thread * threads;
+  /// where a segment's gather and scatter starts begin in the scratch buffer (its counts at 0),
+  /// at multiples of 8 bytes
+  static constexpr std::size_t gathers_at    = (sizeof(int) * segment + 7) / 8 * 8;
+  static constexpr std::size_t scatters_at   = gathers_at + (sizeof(G) * segment + 7) / 8 * 8;
+  static constexpr std::size_t segment_bytes = scatters_at + sizeof(S) * segment;
+  static constexpr std::size_t cursor_bytes  = sizeof(std::uint32_t) * bins;
   /// scratch bytes of a segment's counts, gather and scatter starts, which first hold the bins'
   /// cursors (rounds (a) and (b))
-  static constexpr std::size_t buffer_bytes = [] {
-    const std::size_t slots =
-        round8(sizeof(int) * segment) + round8(sizeof(G) * segment) + sizeof(S) * segment;
-    const std::size_t cursors = sizeof(std::uint32_t) * bins;
-    return slots > cursors ? slots : cursors;
-  }();
+  static constexpr std::size_t buffer_bytes =
+      segment_bytes > cursor_bytes ? segment_bytes : cursor_bytes;
 
   Regrouped regrouped;
   Points points;
@@ -603,9 +601,8 @@ struct SortChunksByWindow {
     char* const buffer  = regroup_scratch<char>(team, buffer_bytes);
     auto* const cursor  = reinterpret_cast<std::uint32_t*>(buffer);  // rounds (a) and (b)
     auto* const counts  = reinterpret_cast<int*>(buffer);            // round (c)
-    auto* const gathers = reinterpret_cast<G*>(buffer + round8(sizeof(int) * segment));
-    auto* const scatters =
-        reinterpret_cast<S*>(buffer + round8(sizeof(int) * segment) + round8(sizeof(G) * segment));
+    auto* const gathers  = reinterpret_cast<G*>(buffer + gathers_at);
+    auto* const scatters = reinterpret_cast<S*>(buffer + scatters_at);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, bins), [&](int b) { cursor[b] = 0; });
     const ChunkWindows windows =
         chunk_windows(regrouped.reserved, regrouped.regions, window_shift, p0, p0 + m);
