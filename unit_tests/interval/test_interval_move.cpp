@@ -192,15 +192,12 @@ TYPED_TEST(IntervalMove, RegroupsByDestinationWindow) {
   using tessera::Impl::MergePoint;
   constexpr int bins          = tessera::Impl::interval_regroup_sort_bins;
   const std::int64_t per_team = 61;
+  constexpr int most          = tessera::Impl::max_destination_regions;
+  // (intervals, most regions)
+  const std::vector<std::pair<int, int>> sizes = {
+      {1, most}, {13, most}, {2048, most}, {2049, most}, {5003, most}, {20011, most}, {20011, 3}};
   for (const std::string& kind : tessera_test::count_kinds()) {
-    constexpr int most = tessera::Impl::max_destination_regions;
-    for (const std::pair<int, int> size : std::vector<std::pair<int, int>>{{1, most},
-                                                                           {13, most},
-                                                                           {2048, most},
-                                                                           {2049, most},
-                                                                           {5003, most},
-                                                                           {20011, most},
-                                                                           {20011, 3}}) {
+    for (const auto& size : sizes) {
       const int n = size.first, most_regions = size.second;
       const std::vector<int> counts = make_counts(kind, n, 5 + n);
       const RandomMoves m           = random_moves(counts, 9 + n);
