@@ -2,17 +2,20 @@
 #pragma once
 
 #include <tessera/core/version.hpp>
-#include <tessera/genred/block_sparse_from_cutoff.hpp>
-#include <tessera/genred/block_sparse_ranges.hpp>
+
+#include <tessera/cluster/block_sparse_from_cutoff.hpp>
+#include <tessera/cluster/block_sparse_ranges.hpp>
+#include <tessera/cluster/cluster_mask.hpp>
+#include <tessera/cluster/clustering.hpp>
+#include <tessera/cluster/permute_rows.hpp>
+
 #include <tessera/genred/builtin_formulas.hpp>
-#include <tessera/genred/cluster_mask.hpp>
-#include <tessera/genred/clustering.hpp>
 #include <tessera/genred/formula.hpp>
 #include <tessera/genred/genred.hpp>
 #include <tessera/genred/options.hpp>
-#include <tessera/genred/permute_rows.hpp>
 #include <tessera/genred/reductions.hpp>
 #include <tessera/genred/variables.hpp>
+
 #include <tessera/interval/exclusive_scan.hpp>
 #include <tessera/interval/interval_expand.hpp>
 #include <tessera/interval/interval_move.hpp>

@@ -3,7 +3,7 @@
 // (empty segments, segments without ranges, empty and touching ranges, segments shorter than a
 // team, ranges that ignore tile boundaries), full (must equal the dense call bit for bit) and
 // empty (empty-range values).
-#include "genred/block_sparse_test_support.hpp"
+#include "cluster/block_sparse_test_support.hpp"
 #include "genred/genred_test_support.hpp"
 
 #include <tessera/genred/genred.hpp>

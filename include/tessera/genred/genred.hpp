@@ -26,7 +26,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/tiling.hpp>
-#include <tessera/genred/block_sparse_ranges.hpp>
+#include <tessera/cluster/block_sparse_ranges.hpp>
 #include <tessera/genred/formula.hpp>
 #include <tessera/genred/impl/cuda_matrix_radial.hpp>
 #include <tessera/genred/impl/cuda_tiled_reduce.hpp>

@@ -5,7 +5,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/tiling.hpp>
-#include <tessera/genred/impl/block_sparse_build.hpp>
+#include <tessera/cluster/impl/block_sparse_build.hpp>
 #include <tessera/genred/impl/combine_partials.hpp>
 #include <tessera/genred/options.hpp>
 
@@ -85,7 +85,7 @@ std::size_t schedule(const GenredOptions& options, const Shape& shape, const Spa
       throw std::logic_error(concat("tessera::genred: block-sparse tile height ", k.tile_rows(),
                                     " is not a power of two up to 2^", tile_levels - 1));
     }
-    const auto& dir          = sparsity.direction(Kernel::outer_is_i ? Axis::j : Axis::i);
+    const auto& dir          = Kernel::outer_is_i ? sparsity.by_rows() : sparsity.by_columns();
     k.tiles_outer            = dir.teams[level];
     k.sparse                 = {dir.segments.data(), dir.slices.data(), dir.ranges.data(),
                                 dir.tile_starts.data() + level * (dir.segment_count() + 1), dir.segment_count()};

@@ -2,7 +2,8 @@
 // device BlockSparseRanges, and queried pair by pair (the obviously-correct reference).
 #pragma once
 
-#include <tessera/genred/block_sparse_ranges.hpp>
+#include <tessera/cluster/block_sparse_ranges.hpp>
+#include <tessera/genred/options.hpp>  // Axis: which direction of a pattern a reduction walks
 
 #include <Kokkos_Core.hpp>
 

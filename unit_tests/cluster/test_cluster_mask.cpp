@@ -1,10 +1,10 @@
 // Cluster masks: mask_from_centroid_distance against a host loop, and ranges_from_mask, whose
 // pattern must keep exactly the pairs (i, j) with i in x-cluster a, j in y-cluster b and
 // mask(a, b) true, merging equal rows and touching clusters.
-#include "genred/block_sparse_test_support.hpp"
+#include "cluster/block_sparse_test_support.hpp"
 #include "genred/genred_test_support.hpp"
 
-#include <tessera/genred/cluster_mask.hpp>
+#include <tessera/cluster/cluster_mask.hpp>
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // one huge cluster) against host loops in double, and every argument check.
 #include "genred/genred_test_support.hpp"
 
-#include <tessera/genred/clustering.hpp>
+#include <tessera/cluster/clustering.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // tessera::BlockSparseRanges: the validation of a user's triple (every defect is reported with
 // the offending rows) and the transposed triple built on the device (it must keep exactly the
 // same pairs as the original, and be itself a valid pattern).
-#include "genred/block_sparse_test_support.hpp"
+#include "cluster/block_sparse_test_support.hpp"
 #include "genred/genred_test_support.hpp"
 
-#include <tessera/genred/block_sparse_ranges.hpp>
+#include <tessera/cluster/block_sparse_ranges.hpp>
 
 #include <gtest/gtest.h>
 

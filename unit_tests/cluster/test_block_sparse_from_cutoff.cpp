@@ -2,10 +2,10 @@
 // their permutations, every pair closer than the cutoff is kept (and far pairs are dropped),
 // block-sparse reductions equal the host reference restricted to the kept pairs, and a kernel
 // that vanishes beyond the cutoff gives the dense result.
-#include "genred/block_sparse_test_support.hpp"
+#include "cluster/block_sparse_test_support.hpp"
 #include "genred/genred_test_support.hpp"
 
-#include <tessera/genred/block_sparse_from_cutoff.hpp>
+#include <tessera/cluster/block_sparse_from_cutoff.hpp>
 #include <tessera/genred/genred.hpp>
 
 #include <gtest/gtest.h>

@@ -51,7 +51,7 @@ IndexRanges<typename ExecSpace::memory_space> copy_ranges(const ExecSpace& space
   IndexRanges<typename ExecSpace::memory_space> dst(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label), src.extent(0));
   Kokkos::parallel_for(
-      "tessera::genred::copy_ranges",
+      "tessera::cluster::copy_ranges",
       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(src.extent(0))),
       KOKKOS_LAMBDA(int r) {
         dst(r, 0) = src(r, 0);
@@ -68,7 +68,7 @@ Kokkos::View<int*, typename ExecSpace::memory_space> copy_offsets(const ExecSpac
   Kokkos::View<int*, typename ExecSpace::memory_space> dst(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label), src.extent(0));
   Kokkos::parallel_for(
-      "tessera::genred::copy_offsets",
+      "tessera::cluster::copy_offsets",
       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(src.extent(0))),
       KOKKOS_LAMBDA(int r) { dst(r) = src(r); });
   return dst;
@@ -144,7 +144,7 @@ void validate_axis(const ExecSpace& space, const IndexRanges<MemorySpace>& segme
   FindAxisDefect<MemorySpace> find{segments, slices,  ranges,  q,
                                    p,        n_outer, n_inner, static_cast<std::int64_t>(work) + 1};
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
-  Kokkos::parallel_reduce("tessera::genred::validate_block_sparse",
+  Kokkos::parallel_reduce("tessera::cluster::validate_block_sparse",
                           Kokkos::RangePolicy<ExecSpace>(space, 0, work), find,
                           Kokkos::Min<std::int64_t>(first));
   if (first == std::numeric_limits<std::int64_t>::max()) return;
@@ -272,22 +272,22 @@ ElementaryIntervals<MemorySpace> elementary_intervals(const ExecSpace& space,
                                                       int n_inner) {
   const int p = axis.range_count();
   Kokkos::View<int*, MemorySpace> points(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::end_points"),
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::end_points"),
       2 * p + 2);
   const auto ranges = axis.ranges;
   Kokkos::parallel_for(
-      "tessera::genred::collect_end_points", Kokkos::RangePolicy<ExecSpace>(space, 0, p + 1),
+      "tessera::cluster::collect_end_points", Kokkos::RangePolicy<ExecSpace>(space, 0, p + 1),
       KOKKOS_LAMBDA(int r) {
         points(2 * r)     = r < p ? ranges(r, 0) : 0;
         points(2 * r + 1) = r < p ? ranges(r, 1) : n_inner;
       });
   sort_view(space, points);
   Kokkos::View<int*, MemorySpace> unique(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::elementary"),
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::elementary"),
       2 * p + 2);
   int count = 0;
   Kokkos::parallel_scan(
-      "tessera::genred::unique_end_points", Kokkos::RangePolicy<ExecSpace>(space, 0, 2 * p + 2),
+      "tessera::cluster::unique_end_points", Kokkos::RangePolicy<ExecSpace>(space, 0, 2 * p + 2),
       KOKKOS_LAMBDA(int t, int& pos, bool final) {
         if (t == 0 || points(t) != points(t - 1)) {
           if (final) unique(pos) = points(t);
@@ -308,34 +308,34 @@ BlockSparseAxis<MemorySpace> transpose_axis(const ExecSpace& space,
   const int s       = elem.count - 1;  // elementary intervals
   using Keys        = Kokkos::View<std::int64_t*, MemorySpace>;
   std::int64_t runs = 0;
-  Kokkos::parallel_scan("tessera::genred::count_runs", Kokkos::RangePolicy<ExecSpace>(space, 0, q),
+  Kokkos::parallel_scan("tessera::cluster::count_runs", Kokkos::RangePolicy<ExecSpace>(space, 0, q),
                         RunBoundaries<MemorySpace>{fwd, elem, Keys(), -1}, runs);
   require_int_extent("BlockSparseRanges", "transposed ranges", static_cast<std::size_t>(runs));
   const int r = static_cast<int>(runs);
-  Keys starts(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::run_starts"),
+  Keys starts(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::run_starts"),
               r);
-  Keys ends(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::run_ends"), r);
-  Kokkos::parallel_scan("tessera::genred::run_starts", Kokkos::RangePolicy<ExecSpace>(space, 0, q),
+  Keys ends(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::run_ends"), r);
+  Kokkos::parallel_scan("tessera::cluster::run_starts", Kokkos::RangePolicy<ExecSpace>(space, 0, q),
                         RunBoundaries<MemorySpace>{fwd, elem, starts, -1});
-  Kokkos::parallel_scan("tessera::genred::run_ends", Kokkos::RangePolicy<ExecSpace>(space, 0, q),
+  Kokkos::parallel_scan("tessera::cluster::run_ends", Kokkos::RangePolicy<ExecSpace>(space, 0, q),
                         RunBoundaries<MemorySpace>{fwd, elem, ends, +1});
   sort_view(space, starts);
   sort_view(space, ends);
 
   BlockSparseAxis<MemorySpace> bwd;
   bwd.segments = IndexRanges<MemorySpace>(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::segments"), s);
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::segments"), s);
   bwd.slices = Kokkos::View<int*, MemorySpace>(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::slices"), s);
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::slices"), s);
   bwd.ranges = IndexRanges<MemorySpace>(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::ranges"), r);
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::ranges"), r);
   Kokkos::View<int*, MemorySpace> run_column(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::run_columns"), r);
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::run_columns"), r);
   const auto out_ranges = bwd.ranges;
   const auto fwd_seg    = fwd.segments;
   const std::int64_t qs = q;
   Kokkos::parallel_for(
-      "tessera::genred::merge_runs", Kokkos::RangePolicy<ExecSpace>(space, 0, r),
+      "tessera::cluster::merge_runs", Kokkos::RangePolicy<ExecSpace>(space, 0, r),
       KOKKOS_LAMBDA(int k) {
         // the k-th start and the k-th end in (column, segment) order delimit the same run
         const int first  = static_cast<int>(starts(k) % qs);
@@ -347,7 +347,7 @@ BlockSparseAxis<MemorySpace> transpose_axis(const ExecSpace& space,
   const auto out_seg    = bwd.segments;
   const auto out_slices = bwd.slices;
   Kokkos::parallel_for(
-      "tessera::genred::transposed_segments", Kokkos::RangePolicy<ExecSpace>(space, 0, s),
+      "tessera::cluster::transposed_segments", Kokkos::RangePolicy<ExecSpace>(space, 0, s),
       KOKKOS_LAMBDA(int u) {
         out_seg(u, 0) = elem.points(u);
         out_seg(u, 1) = elem.points(u + 1);
@@ -362,14 +362,14 @@ template <class ExecSpace, class MemorySpace>
 void build_team_tables(const ExecSpace& space, BlockSparseAxis<MemorySpace>& axis) {
   const int q      = axis.segment_count();
   axis.tile_starts = Kokkos::View<int*, MemorySpace>(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::tile_starts"),
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::tile_starts"),
       static_cast<std::size_t>(tile_levels) * (q + 1));
   const auto seg   = axis.segments;
   const auto table = axis.tile_starts;
   for (int level = 0; level < tile_levels; ++level) {
     int total = 0;
     Kokkos::parallel_scan(
-        "tessera::genred::team_table", Kokkos::RangePolicy<ExecSpace>(space, 0, q + 1),
+        "tessera::cluster::team_table", Kokkos::RangePolicy<ExecSpace>(space, 0, q + 1),
         KOKKOS_LAMBDA(int t, int& pos, bool final) {
           if (final) table(level * (q + 1) + t) = pos;
           if (t < q) pos += ((seg(t, 1) - seg(t, 0)) + (1 << level) - 1) >> level;
@@ -387,7 +387,7 @@ std::int64_t covered_pairs(const ExecSpace& space, const BlockSparseAxis<MemoryS
   const auto slices  = axis.slices;
   const auto ranges  = axis.ranges;
   Kokkos::parallel_reduce(
-      "tessera::genred::covered_pairs",
+      "tessera::cluster::covered_pairs",
       Kokkos::RangePolicy<ExecSpace>(space, 0, axis.segment_count()),
       KOKKOS_LAMBDA(int q, std::int64_t& sum) {
         std::int64_t inner = 0;

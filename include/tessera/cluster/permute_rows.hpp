@@ -98,7 +98,7 @@ void check_permutation(const ExecSpace& space, const char* fn, const Perm& perm,
   require_equal(fn, "perm", "extent", perm.extent(0), rows);
   if (rows == 0) return;
   const auto bounds =
-      value_bounds(space, "tessera::genred::check_permutation", perm, static_cast<int>(rows));
+      value_bounds(space, "tessera::cluster::check_permutation", perm, static_cast<int>(rows));
   const bool inside = bounds.min_val >= 0 && static_cast<std::size_t>(bounds.max_val) < rows;
   require(inside, fn,
           concat("perm values must lie in [0, ", rows, ") (got min ", +bounds.min_val, ", max ",
@@ -111,14 +111,14 @@ auto contiguous_copy(const ExecSpace& space, const View& v) {
   using T   = typename View::non_const_value_type;
   using Mem = typename ExecSpace::memory_space;
   const auto alloc =
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("tessera::genred::rows"));
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("tessera::cluster::rows"));
   if constexpr (View::rank == 2) {
     Kokkos::View<T**, Kokkos::LayoutRight, Mem> copy(alloc, v.extent(0), v.extent(1));
-    move_rows(space, "tessera::genred::copy_rows", copy, v, IdentityRows{}, IdentityRows{});
+    move_rows(space, "tessera::cluster::copy_rows", copy, v, IdentityRows{}, IdentityRows{});
     return copy;
   } else {
     Kokkos::View<T*, Mem> copy(alloc, v.extent(0));
-    move_rows(space, "tessera::genred::copy_rows", copy, v, IdentityRows{}, IdentityRows{});
+    move_rows(space, "tessera::cluster::copy_rows", copy, v, IdentityRows{}, IdentityRows{});
     return copy;
   }
 }
@@ -128,7 +128,7 @@ template <class ExecSpace, class Perm, class View>
 void gather_rows_in_place(const ExecSpace& space, const Perm& perm, const View& view) {
   if (view.extent(0) == 0 || row_width(view) == 0) return;
   const auto copy = contiguous_copy(space, view);
-  move_rows(space, "tessera::genred::permute_rows", view, copy, IdentityRows{},
+  move_rows(space, "tessera::cluster::permute_rows", view, copy, IdentityRows{},
             PermutedRows<Perm>{perm});
 }
 
@@ -190,7 +190,7 @@ void unpermute_rows(const ExecSpace& space, const Perm& perm, const Src& sorted,
   Impl::require_equal(fn, "out", "rows", out.extent(0), sorted.extent(0));
   Impl::require_equal(fn, "out", "columns", Impl::row_width(out), Impl::row_width(sorted));
   Impl::check_permutation(space, fn, perm, sorted.extent(0));
-  Impl::move_rows(space, "tessera::genred::unpermute_rows", out, sorted,
+  Impl::move_rows(space, "tessera::cluster::unpermute_rows", out, sorted,
                   Impl::PermutedRows<Perm>{perm}, Impl::IdentityRows{});
 }
 

@@ -1,5 +1,5 @@
-// tessera::BlockSparseRanges: which tiles of the (i, j) plane a Genred reduction visits
-// (the "ranges" of KeOps' block-sparse reductions).
+// tessera::BlockSparseRanges: which tiles of the (i, j) plane a block-sparse reduction visits
+// (the "ranges" of KeOps' block-sparse reductions; tessera::genred takes one after its output).
 //
 // The i-indices are cut into Q contiguous segments ranges_i(q) = [start_q, end_q) that partition
 // [0, M) in order; segment q reduces over a list of contiguous j-ranges,
@@ -7,7 +7,7 @@
 // sorted and disjoint. For i in segment q,
 //   a_i = Reduction over j in the union of the segment's j-ranges of F(p, x_i, y_j),
 // and a segment without j-ranges gets the reduction's empty-range value. Reductions over i
-// (Axis::i) use the transposed triple (ranges_j, slices_j, redranges_i), which describes the same
+// (genred's Axis::i) use the transposed triple (ranges_j, slices_j, redranges_i), which describes the same
 // set of (i, j) pairs column by column and is built on construction: its j-segments are the
 // intervals between consecutive range end points, and each lists the runs of consecutive
 // i-segments covering it, merged into one i-range.
@@ -18,8 +18,7 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
-#include <tessera/genred/impl/block_sparse_build.hpp>
-#include <tessera/genred/options.hpp>
+#include <tessera/cluster/impl/block_sparse_build.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -77,9 +76,9 @@ class BlockSparseRanges {
     Impl::require_int_extent(fn, "ranges_i", ranges_i.extent(0));
     Impl::require_int_extent(fn, "redranges_j", redranges_j.extent(0));
 
-    by_rows_.segments = Impl::copy_ranges(space, ranges_i, "tessera::genred::ranges_i");
-    by_rows_.slices   = Impl::copy_offsets(space, slices_i, "tessera::genred::slices_i");
-    by_rows_.ranges   = Impl::copy_ranges(space, redranges_j, "tessera::genred::redranges_j");
+    by_rows_.segments = Impl::copy_ranges(space, ranges_i, "tessera::cluster::ranges_i");
+    by_rows_.slices   = Impl::copy_offsets(space, slices_i, "tessera::cluster::slices_i");
+    by_rows_.ranges   = Impl::copy_ranges(space, redranges_j, "tessera::cluster::redranges_j");
     static const char* const names[5] = {"ranges_i", "slices_i", "redranges_j", "M", "N"};
     Impl::validate_axis(space, by_rows_.segments, by_rows_.slices, by_rows_.ranges, m, n, names);
 
@@ -101,10 +100,10 @@ class BlockSparseRanges {
   const Kokkos::View<int*, MemorySpace>& slices_j() const { return by_columns_.slices; }
   const IndexRanges<MemorySpace>& redranges_i() const { return by_columns_.ranges; }
 
-  /// The direction a reduction over `axis` walks: outer segments with inner ranges.
-  const Impl::BlockSparseAxis<MemorySpace>& direction(Axis axis) const {
-    return axis == Axis::j ? by_rows_ : by_columns_;
-  }
+  /// The pattern as a reduction over j walks it: i-segments, each with its j-ranges.
+  const Impl::BlockSparseAxis<MemorySpace>& by_rows() const { return by_rows_; }
+  /// The pattern as a reduction over i walks it: j-segments, each with its i-ranges.
+  const Impl::BlockSparseAxis<MemorySpace>& by_columns() const { return by_columns_; }
 
  private:
   int m_ = 0, n_ = 0;

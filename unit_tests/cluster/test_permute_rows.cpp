@@ -3,7 +3,7 @@
 // original; bad permutations and extents are rejected before anything is written.
 #include "genred/genred_test_support.hpp"
 
-#include <tessera/genred/permute_rows.hpp>
+#include <tessera/cluster/permute_rows.hpp>
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/sorted_search.hpp>
-#include <tessera/genred/block_sparse_ranges.hpp>
-#include <tessera/genred/permute_rows.hpp>
+#include <tessera/cluster/block_sparse_ranges.hpp>
+#include <tessera/cluster/permute_rows.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -289,24 +289,24 @@ summarise_clusters(const ExecSpace& space, const Points& points, const Labels& l
   using T   = typename Points::non_const_value_type;
   ClusterSummary<T, Mem> s;
   s.ranges    = IndexRanges<Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                                    std::string("tessera::genred::cluster_ranges")),
+                                                    std::string("tessera::cluster::cluster_ranges")),
                               count);
   s.centroids = Kokkos::View<T**, Kokkos::LayoutRight, Mem>(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                         std::string("tessera::genred::cluster_centroids")),
+                         std::string("tessera::cluster::cluster_centroids")),
       count, points.extent(1));
   s.weights =
       Kokkos::View<T*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                               std::string("tessera::genred::cluster_weights")),
+                                               std::string("tessera::cluster::cluster_weights")),
                             count);
   s.radii = Kokkos::View<T*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                                     std::string("tessera::genred::cluster_radii")),
+                                                     std::string("tessera::cluster::cluster_radii")),
                                   count);
   if (count == 0) return s;
-  Kokkos::parallel_for("tessera::genred::cluster_ranges",
+  Kokkos::parallel_for("tessera::cluster::cluster_ranges",
                        Kokkos::RangePolicy<ExecSpace>(space, 0, count),
                        ClusterRanges<Labels, Mem>{labels, s.ranges, n});
-  Kokkos::parallel_for("tessera::genred::cluster_summaries",
+  Kokkos::parallel_for("tessera::cluster::cluster_summaries",
                        Kokkos::TeamPolicy<ExecSpace>(space, count, Kokkos::AUTO),
                        SummariseClusters<ExecSpace, Points, Weight, T>{
                            points, weight, s.ranges, s.centroids, s.weights, s.radii,
@@ -335,7 +335,7 @@ int check_summary_arguments(const ExecSpace& space, const Points& points, const 
   if (n == 0) return 0;
 
   int first = std::numeric_limits<int>::max();
-  Kokkos::parallel_reduce("tessera::genred::check_sorted_labels",
+  Kokkos::parallel_reduce("tessera::cluster::check_sorted_labels",
                           Kokkos::RangePolicy<ExecSpace>(space, 0, n),
                           FirstUnsortedLabel<Labels>{labels}, Kokkos::Min<int>(first));
   if (first != std::numeric_limits<int>::max()) {
@@ -349,7 +349,7 @@ int check_summary_arguments(const ExecSpace& space, const Points& points, const 
   }
   if (weights) {
     first = std::numeric_limits<int>::max();
-    Kokkos::parallel_reduce("tessera::genred::check_weights",
+    Kokkos::parallel_reduce("tessera::cluster::check_weights",
                             Kokkos::RangePolicy<ExecSpace>(space, 0, n),
                             FirstBadWeight<Weights>{*weights}, Kokkos::Min<int>(first));
     if (first != std::numeric_limits<int>::max()) {
@@ -402,12 +402,12 @@ ClusterLabels<typename ExecSpace::memory_space> grid_cluster(const ExecSpace& sp
   ClusterLabels<Mem> result;
   result.labels =
       Kokkos::View<int*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                                 std::string("tessera::genred::labels")),
+                                                 std::string("tessera::cluster::labels")),
                               n);
   if (n == 0) return result;
 
   int first = std::numeric_limits<int>::max();
-  Kokkos::parallel_reduce("tessera::genred::check_points_finite", Policy(space, 0, n),
+  Kokkos::parallel_reduce("tessera::cluster::check_points_finite", Policy(space, 0, n),
                           Impl::FirstNonFinitePoint<Points>{points, dim}, Kokkos::Min<int>(first));
   Impl::require(first == std::numeric_limits<int>::max(), fn,
                 Impl::concat("points must have finite coordinates (got a NaN or infinite "
@@ -418,9 +418,9 @@ ClusterLabels<typename ExecSpace::memory_space> grid_cluster(const ExecSpace& sp
   const auto small = [&](const char* label) {
     return Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string(label));
   };
-  Kokkos::View<double*, Mem> origin(small("tessera::genred::grid_origin"), dim);
-  Kokkos::View<std::int64_t*, Mem> cells(small("tessera::genred::grid_cells"), dim);
-  Kokkos::View<std::int64_t*, Mem> stride(small("tessera::genred::grid_strides"), dim);
+  Kokkos::View<double*, Mem> origin(small("tessera::cluster::grid_origin"), dim);
+  Kokkos::View<std::int64_t*, Mem> cells(small("tessera::cluster::grid_cells"), dim);
+  Kokkos::View<std::int64_t*, Mem> stride(small("tessera::cluster::grid_strides"), dim);
   auto h_origin          = Kokkos::create_mirror_view(origin);
   auto h_cells           = Kokkos::create_mirror_view(cells);
   auto h_stride          = Kokkos::create_mirror_view(stride);
@@ -430,7 +430,7 @@ ClusterLabels<typename ExecSpace::memory_space> grid_cluster(const ExecSpace& sp
   bool too_many          = false;
   for (int c = 0; c < dim; ++c) {
     Kokkos::MinMaxScalar<T> bounds;
-    Kokkos::parallel_reduce("tessera::genred::grid_bounds", Policy(space, 0, n),
+    Kokkos::parallel_reduce("tessera::cluster::grid_bounds", Policy(space, 0, n),
                             Impl::CoordinateBounds<Points, T>{points, c},
                             Kokkos::MinMax<T, Kokkos::HostSpace>(bounds));
     h_origin(c) = static_cast<double>(bounds.min_val);
@@ -461,18 +461,18 @@ ClusterLabels<typename ExecSpace::memory_space> grid_cluster(const ExecSpace& sp
   Kokkos::deep_copy(space, stride, h_stride);
 
   // Voxel ids, their sorted distinct values, and each point's rank among them.
-  Kokkos::View<std::int64_t*, Mem> ids(small("tessera::genred::voxel_ids"), n);
+  Kokkos::View<std::int64_t*, Mem> ids(small("tessera::cluster::voxel_ids"), n);
   Kokkos::parallel_for(
-      "tessera::genred::voxel_ids", Policy(space, 0, n),
+      "tessera::cluster::voxel_ids", Policy(space, 0, n),
       Impl::VoxelIds<Points, Mem>{points, origin, cells, stride, ids, voxel_size, dim});
-  Kokkos::View<std::int64_t*, Mem> sorted(small("tessera::genred::sorted_voxel_ids"), n);
+  Kokkos::View<std::int64_t*, Mem> sorted(small("tessera::cluster::sorted_voxel_ids"), n);
   Kokkos::deep_copy(space, sorted, ids);
   Impl::sort_view(space, sorted);
-  Kokkos::View<std::int64_t*, Mem> unique(small("tessera::genred::voxels"), n);
+  Kokkos::View<std::int64_t*, Mem> unique(small("tessera::cluster::voxels"), n);
   int count = 0;
-  Kokkos::parallel_scan("tessera::genred::unique_voxels", Policy(space, 0, n),
+  Kokkos::parallel_scan("tessera::cluster::unique_voxels", Policy(space, 0, n),
                         Impl::UniqueSorted<Mem>{sorted, unique}, count);
-  Kokkos::parallel_for("tessera::genred::voxel_labels", Policy(space, 0, n),
+  Kokkos::parallel_for("tessera::cluster::voxel_labels", Policy(space, 0, n),
                        Impl::RankOfIds<Mem>{ids, unique, result.labels, count});
   result.count = count;
   return result;
@@ -521,23 +521,23 @@ Kokkos::View<int*, typename ExecSpace::memory_space> sort_clusters(const ExecSpa
   (Impl::require_int_extent(fn, "view columns", Impl::row_width(views)), ...);
   const int n = static_cast<int>(labels.extent(0));
   Kokkos::View<int*, Mem> perm(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                                  std::string("tessera::genred::cluster_perm")),
+                                                  std::string("tessera::cluster::cluster_perm")),
                                n);
   if (n == 0) return perm;
   int smallest = 0;
-  Kokkos::parallel_reduce("tessera::genred::check_labels", Policy(space, 0, n),
+  Kokkos::parallel_reduce("tessera::cluster::check_labels", Policy(space, 0, n),
                           Impl::MinLabel<Labels>{labels}, Kokkos::Min<int>(smallest));
   Impl::require(smallest >= 0, fn,
                 Impl::concat("labels must be >= 0 (got min ", smallest, ", expected >= 0)"));
 
   Kokkos::View<std::int64_t*, Mem> keys(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                         std::string("tessera::genred::cluster_keys")),
+                         std::string("tessera::cluster::cluster_keys")),
       n);
-  Kokkos::parallel_for("tessera::genred::cluster_keys", Policy(space, 0, n),
+  Kokkos::parallel_for("tessera::cluster::cluster_keys", Policy(space, 0, n),
                        Impl::StableSortKeys<Labels, Mem>{labels, keys, n});
   Impl::sort_view(space, keys);
-  Kokkos::parallel_for("tessera::genred::cluster_perm", Policy(space, 0, n),
+  Kokkos::parallel_for("tessera::cluster::cluster_perm", Policy(space, 0, n),
                        Impl::SplitSortKeys<Labels, Mem>{keys, perm, labels, n});
   (Impl::gather_rows_in_place(space, perm, views), ...);
   return perm;

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
-#include <tessera/genred/block_sparse_ranges.hpp>
-#include <tessera/genred/cluster_mask.hpp>
-#include <tessera/genred/clustering.hpp>
+#include <tessera/cluster/block_sparse_ranges.hpp>
+#include <tessera/cluster/cluster_mask.hpp>
+#include <tessera/cluster/clustering.hpp>
 
 #include <Kokkos_Core.hpp>
 

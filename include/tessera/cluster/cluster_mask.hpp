@@ -6,7 +6,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/genred/block_sparse_ranges.hpp>
+#include <tessera/cluster/block_sparse_ranges.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -25,14 +25,14 @@ int partition_end(const ExecSpace& space, const Ranges& ranges, const char* name
   using Mem = typename ExecSpace::memory_space;
   require_equal("ranges_from_mask", name, "columns", ranges.extent(1), 2);
   require_int_extent("ranges_from_mask", name, ranges.extent(0));
-  const auto copy = copy_ranges(space, ranges, "tessera::genred::cluster_ranges");
+  const auto copy = copy_ranges(space, ranges, "tessera::cluster::cluster_ranges");
   const int rows  = static_cast<int>(copy.extent(0));
   int end         = 0;
   space.fence();
   if (rows > 0) Kokkos::deep_copy(end, Kokkos::subview(copy, rows - 1, 1));
-  const Kokkos::View<int*, Mem> no_slices(Kokkos::view_alloc(space, "tessera::genred::no_slices"),
+  const Kokkos::View<int*, Mem> no_slices(Kokkos::view_alloc(space, "tessera::cluster::no_slices"),
                                           rows);
-  const IndexRanges<Mem> no_ranges(Kokkos::view_alloc(space, "tessera::genred::no_ranges"), 0);
+  const IndexRanges<Mem> no_ranges(Kokkos::view_alloc(space, "tessera::cluster::no_ranges"), 0);
   const char* const names[5] = {name, "(none)", "(none)", extent_name, "(none)"};
   validate_axis(space, copy, no_slices, no_ranges, end, 0, names);
   return end;
@@ -94,16 +94,16 @@ BlockSparseRanges<typename ExecSpace::memory_space> ranges_from_mask(const ExecS
   const int m   = Impl::partition_end(space, ranges_x, "ranges_x", "M");
   const int n   = Impl::partition_end(space, ranges_y, "ranges_y", "N");
   const int cx  = static_cast<int>(mask.extent(0));
-  const auto rx = Impl::copy_ranges(space, ranges_x, "tessera::genred::ranges_x");
-  const auto ry = Impl::copy_ranges(space, ranges_y, "tessera::genred::ranges_y");
+  const auto rx = Impl::copy_ranges(space, ranges_x, "tessera::cluster::ranges_x");
+  const auto ry = Impl::copy_ranges(space, ranges_y, "tessera::cluster::ranges_y");
 
   // x-clusters -> segments: the first cluster of each group of equal rows
   Kokkos::View<int*, Mem> first(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::group_first"),
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::group_first"),
       cx + 1);
   int groups = 0;
   Kokkos::parallel_scan(
-      "tessera::genred::mask_row_groups", Kokkos::RangePolicy<ExecSpace>(space, 0, cx + 1),
+      "tessera::cluster::mask_row_groups", Kokkos::RangePolicy<ExecSpace>(space, 0, cx + 1),
       KOKKOS_LAMBDA(int a, int& g, bool final) {
         if (a == cx || Impl::starts_group(mask, a)) {
           if (final) first(g) = a;
@@ -114,12 +114,12 @@ BlockSparseRanges<typename ExecSpace::memory_space> ranges_from_mask(const ExecS
 
   // per segment: count the runs, then write them
   IndexRanges<Mem> segments(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::segments"), groups);
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::segments"), groups);
   Kokkos::View<int*, Mem> slices(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::slices"), groups);
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::slices"), groups);
   int runs = 0;
   Kokkos::parallel_scan(
-      "tessera::genred::mask_run_counts", Kokkos::RangePolicy<ExecSpace>(space, 0, groups),
+      "tessera::cluster::mask_run_counts", Kokkos::RangePolicy<ExecSpace>(space, 0, groups),
       KOKKOS_LAMBDA(int g, int& offset, bool final) {
         int count = 0;
         Impl::for_each_kept_run(mask, ry, first(g), [&](int, int) { ++count; });
@@ -132,9 +132,9 @@ BlockSparseRanges<typename ExecSpace::memory_space> ranges_from_mask(const ExecS
       },
       runs);
   IndexRanges<Mem> ranges(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::ranges"), runs);
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::ranges"), runs);
   Kokkos::parallel_for(
-      "tessera::genred::mask_runs", Kokkos::RangePolicy<ExecSpace>(space, 0, groups),
+      "tessera::cluster::mask_runs", Kokkos::RangePolicy<ExecSpace>(space, 0, groups),
       KOKKOS_LAMBDA(int g) {
         int l = g == 0 ? 0 : slices(g - 1);
         Impl::for_each_kept_run(mask, ry, first(g), [&](int s, int e) {
@@ -175,10 +175,10 @@ Kokkos::View<bool**, typename ExecSpace::memory_space> mask_from_centroid_distan
   // centroids and radii are rounded to T: a few ulps of slack keep every pair within reach
   const double slack = 4 * static_cast<double>(std::numeric_limits<T>::epsilon());
   Kokkos::View<bool**, typename ExecSpace::memory_space> mask(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::cluster_mask"), cx,
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::cluster_mask"), cx,
       cy);
   Kokkos::parallel_for(
-      "tessera::genred::mask_from_centroid_distance",
+      "tessera::cluster::mask_from_centroid_distance",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
           space, 0, static_cast<std::int64_t>(cx) * cy),
       KOKKOS_LAMBDA(std::int64_t t) {
@@ -204,8 +204,8 @@ Kokkos::View<bool**, typename ExecSpace::memory_space> mask_from_centroid_distan
     double cutoff) {
   using T     = typename CentroidsX::non_const_value_type;
   using Radii = Kokkos::View<T*, typename ExecSpace::memory_space>;
-  const Radii zx(Kokkos::view_alloc(space, "tessera::genred::zero_radii"), centroids_x.extent(0));
-  const Radii zy(Kokkos::view_alloc(space, "tessera::genred::zero_radii"), centroids_y.extent(0));
+  const Radii zx(Kokkos::view_alloc(space, "tessera::cluster::zero_radii"), centroids_x.extent(0));
+  const Radii zy(Kokkos::view_alloc(space, "tessera::cluster::zero_radii"), centroids_y.extent(0));
   return mask_from_centroid_distance(space, centroids_x, zx, centroids_y, zy, cutoff);
 }
 
