@@ -33,6 +33,19 @@ inline tessera::Implementation test_implementation() {
   return env != nullptr && std::string(env) == "portable" ? tessera::Implementation::portable
                                                           : tessera::Implementation::automatic;
 }
+/// A team kernel that does nothing, to ask a backend for its largest team.
+template <class Space>
+struct NoTeamWork {
+  KOKKOS_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Space>::member_type&) const {}
+};
+/// The largest team the backend runs a light kernel with (1 on Serial). Tests cap the team sizes
+/// they ask of the portable kernel at it: genred rejects a larger options.team_size.
+template <class Space>
+int largest_team() {
+  return Kokkos::TeamPolicy<Space>(Space(), 1, 1).team_size_max(NoTeamWork<Space>{},
+                                                                Kokkos::ParallelForTag());
+}
+
 /// Default genred options with test_implementation().
 inline tessera::GenredOptions test_options() {
   tessera::GenredOptions options;

@@ -217,7 +217,7 @@ void check_ties(const Reduction& reduction) {
       opt.scheme                 = c.scheme;
       opt.chunks_2d              = c.chunks_2d;
       opt.tile_j                 = c.tile_j;
-      opt.team_size              = c.team_size;
+      opt.team_size              = std::min(c.team_size, tessera_test::largest_team<Space>());
       Kokkos::View<T**, Mem> values("values", n_outer, ref.cols);
       Kokkos::View<Index**, Mem> indices("indices", n_outer, ref.cols);
       Kokkos::deep_copy(values, std::numeric_limits<T>::quiet_NaN());
@@ -477,6 +477,73 @@ TYPED_TEST(GenredSchemes, NaNIsNeverSelected) {
   check_nan<Space>(tessera::KMinArgKMin{2}, all, {inf, inf}, {-1, -1});
 }
 
+/// F = [x0 y0, y1]: with x = 1 the first component is y0 itself, the second a weight.
+struct ProductAndWeight {
+  using param_dims             = Dims<>;
+  using i_dims                 = Dims<1>;
+  using j_dims                 = Dims<2>;
+  static constexpr int out_dim = 2;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(In<T, 1> x, In<T, 2> y, Out<T, 2> out) const {
+    out[0] = x[0] * y[0];
+    out[1] = y[1];
+  }
+};
+
+/// The log-sum-exp reductions over terms some or all of which are +inf: LogSumExp and
+/// LogSumExpWeighted give +inf, SumSoftMaxWeight the mean weight of the +inf terms (the softmax
+/// of equal infinite terms); never NaN. Both schemes, with tile and chunk boundaries among the
+/// infinite terms, so that the combining of partial sums is exercised too.
+template <class Space, class T>
+void check_infinite_terms(const std::vector<double>& f, const std::vector<double>& g,
+                          double softmax_mean, const std::string& what) {
+  using Mem      = typename Space::memory_space;
+  const int n    = static_cast<int>(f.size());
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> yg;
+  for (int j = 0; j < n; ++j) {
+    yg.push_back(f[j]);
+    yg.push_back(g[j]);
+  }
+  auto x = tessera_test::to_view2<T, Space>("x", {1.0}, 1, 1);
+  auto y = tessera_test::to_view2<T, Space>("y", yg, n, 2);
+  for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d}) {
+    for (tessera::Summation summation :
+         {tessera::Summation::direct, tessera::Summation::block_sum, tessera::Summation::kahan}) {
+      tessera::GenredOptions opt = tessera_test::test_options();
+      opt.scheme                 = scheme;
+      opt.summation              = summation;
+      opt.tile_j                 = 2;
+      opt.chunks_2d              = 3;
+      const std::string where    = what + " scheme " + std::to_string(static_cast<int>(scheme)) +
+                                " summation " + std::to_string(static_cast<int>(summation));
+      Kokkos::View<T**, Mem> lse("lse", 1, 2), weighted("weighted", 1, 1), soft("soft", 1, 1);
+      tessera::genred(Space(), tessera::LogSumExp{}, ProductAndWeight{}, tessera::i_vars(x),
+                      tessera::j_vars(y), lse, opt);
+      tessera::genred(Space(), tessera::LogSumExpWeighted{}, ProductAndWeight{},
+                      tessera::i_vars(x), tessera::j_vars(y), weighted, opt);
+      tessera::genred(Space(), tessera::SumSoftMaxWeight{}, ProductAndWeight{},
+                      tessera::i_vars(x), tessera::j_vars(y), soft, opt);
+      EXPECT_EQ(tessera_test::host_rows(lse)[0], inf) << where << " LogSumExp";
+      EXPECT_EQ(tessera_test::host_rows(weighted)[0], inf) << where << " LogSumExpWeighted";
+      EXPECT_NEAR(tessera_test::host_rows(soft)[0], softmax_mean, 1e-6)
+          << where << " SumSoftMaxWeight";
+    }
+  }
+}
+
+TYPED_TEST(GenredSchemes, InfiniteTermsGiveInfinityNotNaN) {
+  using Space      = TypeParam;
+  const double inf = std::numeric_limits<double>::infinity();
+  // every term +inf: the weights' mean is the softmax-weighted sum
+  check_infinite_terms<Space, float>({inf, inf, inf, inf, inf}, {1, 2, 3, 4, 5}, 3.0, "all +inf");
+  check_infinite_terms<Space, double>({inf, inf, inf, inf, inf}, {1, 2, 3, 4, 5}, 3.0,
+                                      "all +inf");
+  // +inf among finite terms (and -inf, which adds nothing): only the +inf terms carry weight
+  check_infinite_terms<Space, float>({0.5, inf, -inf, 2.0, inf, 1.0, inf}, {9, 1, 9, 9, 2, 9, 6},
+                                     3.0, "some +inf");
+}
+
 // ---------------------------------------------------------------- (e) large k
 
 TYPED_TEST(GenredSchemes, LargeKUsesLevelOneScratch) {
@@ -486,7 +553,7 @@ TYPED_TEST(GenredSchemes, LargeKUsesLevelOneScratch) {
   // The per-thread lists (k * D values and indices) exceed the level-0 budget even for a
   // one-thread team, so genred must place them in scratch level 1.
   const std::size_t per_thread = 2 * (static_cast<std::size_t>(k) * dim * 4 + 16);
-  ASSERT_GT(per_thread, tessera::Impl::per_thread_scratch0_budget);
+  ASSERT_GT(per_thread, tessera::Impl::Tuning<Space>::genred_thread_scratch0_budget);
 
   const auto xh  = random_integers(static_cast<std::size_t>(m) * 3, 7, 29);
   const auto yh  = random_integers(static_cast<std::size_t>(n) * 3, 7, 31);

@@ -405,7 +405,7 @@ TYPED_TEST(GenredValidation, CudaImplementationNeedsCuda) {
     tessera::genred(Space(), tessera::Min{}, tessera::SquaredDistance<3>{}, tessera::i_vars(v.x),
                              tessera::j_vars(v.y), result, options);
   };
-  if constexpr (tessera::Impl::has_cuda_kernels<Space>) {
+  if constexpr (tessera::Impl::GenredBackend<Space>::available) {
     auto portable             = poisoned<Space>(M, 1);
     tessera::GenredOptions po = o;
     po.implementation         = tessera::Implementation::portable;
@@ -483,6 +483,174 @@ TYPED_TEST(GenredValidation, ExtentBeyondIntIsLengthError) {
       },
       {"tessera::genred: ", "N extent 2147483648", "2147483647"});
   expect_untouched(out, "length");
+}
+
+// Every option out of its documented range is rejected with the option's name, the same way
+// the interval primitives reject their options.
+TYPED_TEST(GenredValidation, OptionsOutOfRange) {
+  using Space = TypeParam;
+  Valid<Space> v;
+  auto out        = poisoned<Space>(M, 2);
+  const auto call = [&](const tessera::GenredOptions& o) {
+    tessera::genred(Space(), tessera::Sum{}, TwoByTwo{}, tessera::params(v.p),
+                    tessera::i_vars(v.x, v.u), tessera::j_vars(v.y, v.w), out, o);
+  };
+  const auto with = [](auto set) {
+    tessera::GenredOptions o = tessera_test::test_options();
+    set(o);
+    return o;
+  };
+  expect_rejected<std::invalid_argument>(
+      [&] { call(with([](auto& o) { o.tile_j = -1; })); },
+      {"tessera::genred: ", "options.tile_j must be >= 0", "(got -1)"});
+  expect_rejected<std::invalid_argument>(
+      [&] { call(with([](auto& o) { o.team_size = -3; })); },
+      {"tessera::genred: ", "options.team_size must be >= 0", "(got -3)"});
+  expect_rejected<std::invalid_argument>(
+      [&] { call(with([](auto& o) { o.chunks_2d = -2; })); },
+      {"tessera::genred: ", "options.chunks_2d must be >= 0", "(got -2)"});
+  expect_rejected<std::invalid_argument>(
+      [&] { call(with([](auto& o) { o.axis = static_cast<tessera::Axis>(7); })); },
+      {"tessera::genred: ", "options.axis is not an Axis", "(got 7)"});
+  expect_rejected<std::invalid_argument>(
+      [&] { call(with([](auto& o) { o.summation = static_cast<tessera::Summation>(-1); })); },
+      {"tessera::genred: ", "options.summation is not a Summation", "(got -1)"});
+  expect_rejected<std::invalid_argument>(
+      [&] { call(with([](auto& o) { o.scheme = static_cast<tessera::Scheme>(3); })); },
+      {"tessera::genred: ", "options.scheme is not a Scheme", "(got 3)"});
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        call(with([](auto& o) { o.implementation = static_cast<tessera::Implementation>(9); }));
+      },
+      {"tessera::genred: ", "options.implementation is not an Implementation", "(got 9)"});
+  // a team larger than the backend runs (the portable kernel; the CUDA kernel sizes its own)
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        call(with([](auto& o) {
+          o.implementation = tessera::Implementation::portable;
+          o.team_size      = 1 << 20;
+        }));
+      },
+      {"tessera::genred: ", "options.team_size is too large for this backend",
+       "(got 1048576, expected at most "});
+  expect_untouched(out, "options");
+}
+
+/// F = |x - y|^2 with run-time dimensions (SquaredDistance<dynamic_extent>).
+template <class Space>
+void call_dynamic_distance(const View2<Space>& x, const View2<Space>& y, const View2<Space>& out) {
+  tessera::genred(Space(), tessera::Sum{}, tessera::SquaredDistance<dynamic_extent>{},
+                  tessera::i_vars(x), tessera::j_vars(y), out, tessera_test::test_options());
+}
+
+// Run-time dimensions of x and y must agree for the built-in formulas that compare points: 3
+// against 4 would silently use 3, 4 against 3 would read past each y row.
+TYPED_TEST(GenredValidation, DynamicDimensionsMustAgree) {
+  using Space = TypeParam;
+  const auto x3 = filled<Space>("x3", M, 3, 11), x4 = filled<Space>("x4", M, 4, 12);
+  const auto y3 = filled<Space>("y3", N, 3, 13), y4 = filled<Space>("y4", N, 4, 14);
+  auto out      = poisoned<Space>(M, 1);
+  expect_rejected<std::invalid_argument>(
+      [&] { call_dynamic_distance<Space>(x3, y4, out); },
+      {"tessera::genred: ", "j_vars[0] dimension (got 4, expected 3", "i_vars[0]"});
+  expect_rejected<std::invalid_argument>(
+      [&] { call_dynamic_distance<Space>(x4, y3, out); },
+      {"tessera::genred: ", "j_vars[0] dimension (got 3, expected 4", "i_vars[0]"});
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::Sum{}, tessera::GaussianKernel<dynamic_extent>(1.0),
+                        tessera::i_vars(x4), tessera::j_vars(y3), out,
+                        tessera_test::test_options());
+      },
+      {"tessera::genred: ", "j_vars[0] dimension (got 3, expected 4"});
+  expect_untouched(out, "dynamic dimensions");
+  // equal run-time dimensions: accepted, and the right sums
+  call_dynamic_distance<Space>(x4, y4, out);
+  const auto hx = tessera_test::host_rows(x4), hy = tessera_test::host_rows(y4);
+  const auto ha = tessera_test::host_rows(out);
+  for (int i = 0; i < M; ++i) {
+    double sum = 0;
+    for (int j = 0; j < N; ++j)
+      for (int k = 0; k < 4; ++k)
+        sum += (hx[i * 4 + k] - hy[j * 4 + k]) * (hx[i * 4 + k] - hy[j * 4 + k]);
+    EXPECT_NEAR(ha[i], sum, 1e-5 * sum) << i;  // 24 float terms
+  }
+}
+
+// An index output whose type cannot hold every reduced index is rejected (int16_t with
+// N = 40000 would wrap to negative indices); one that can is exact. (Unsigned index types are
+// rejected at compile time: an empty range writes -1.)
+TYPED_TEST(GenredValidation, IndexTypeMustHoldReducedIndices) {
+  using Space = TypeParam;
+  using Mem   = typename Space::memory_space;
+  const int n = 40000;
+  auto x      = filled<Space>("x", 2, 1, 21);
+  auto y      = filled<Space>("y", n, 1, 22);
+  Kokkos::View<std::int16_t**, Mem> narrow("narrow", 2, 1);
+  Kokkos::deep_copy(narrow, -7);
+  expect_rejected<std::length_error>(
+      [&] {
+        tessera::genred(Space(), tessera::ArgMin{}, tessera::SquaredDistance<1>{},
+                        tessera::i_vars(x), tessera::j_vars(y), narrow,
+                        tessera_test::test_options());
+      },
+      {"tessera::genred: ", "out cannot hold the reduced indices", "holds up to 32767",
+       "reduced extent is 40000"});
+  expect_untouched(narrow, "narrow indices");
+  // 32768 reduced rows: the largest index, 32767, fits int16_t
+  auto y_fit = Kokkos::subview(y, std::make_pair(0, 32768), Kokkos::ALL);
+  Kokkos::View<int**, Mem> wide("wide", 2, 1);
+  tessera::genred(Space(), tessera::ArgMin{}, tessera::SquaredDistance<1>{}, tessera::i_vars(x),
+                  tessera::j_vars(y_fit), narrow, tessera_test::test_options());
+  tessera::genred(Space(), tessera::ArgMin{}, tessera::SquaredDistance<1>{}, tessera::i_vars(x),
+                  tessera::j_vars(y_fit), wide, tessera_test::test_options());
+  EXPECT_EQ(tessera_test::host_rows(narrow), tessera_test::host_rows(wide));
+}
+
+// An output sharing memory with a variable (out = x = y gave a wrong result) or with the other
+// output is rejected before any kernel runs; disjoint pieces of one allocation are accepted.
+TYPED_TEST(GenredValidation, OutputSharingMemoryWithAnInput) {
+  using Space = TypeParam;
+  using Mem   = typename Space::memory_space;
+  auto xy     = filled<Space>("xy", M, 1, 31);
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> copy("copy", M, 1);
+  Kokkos::deep_copy(copy, xy);
+  const auto sum_into = [&](const auto& x, const auto& y, const auto& out) {
+    tessera::genred(Space(), tessera::Sum{}, tessera::SquaredDistance<1>{}, tessera::i_vars(x),
+                    tessera::j_vars(y), out, tessera_test::test_options());
+  };
+  expect_rejected<std::invalid_argument>([&] { sum_into(xy, xy, xy); },
+                                         {"tessera::genred: ", "out shares memory with i_vars[0]"});
+  expect_rejected<std::invalid_argument>([&] { sum_into(copy, xy, xy); },
+                                         {"tessera::genred: ", "out shares memory with j_vars[0]"});
+  // partial overlap: the output is rows [2, 2 + M) of an allocation whose rows [0, M) are y
+  View2<Space> big("big", M + 2, 1);
+  Kokkos::deep_copy(Kokkos::subview(big, std::make_pair(0, M), Kokkos::ALL), xy);
+  auto y_part   = Kokkos::subview(big, std::make_pair(0, M), Kokkos::ALL);
+  auto out_part = Kokkos::subview(big, std::make_pair(2, M + 2), Kokkos::ALL);
+  expect_rejected<std::invalid_argument>([&] { sum_into(copy, y_part, out_part); },
+                                         {"tessera::genred: ", "out shares memory with j_vars[0]"});
+  // values and indices over one allocation
+  auto values = poisoned<Space>(M, 1);
+  using Alias = Kokkos::View<int**, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Alias indices(reinterpret_cast<int*>(values.data()), M, 1);
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::genred(Space(), tessera::MinArgMin{}, tessera::SquaredDistance<1>{},
+                        tessera::i_vars(copy), tessera::j_vars(copy),
+                        tessera::outputs(values, indices), tessera_test::test_options());
+      },
+      {"tessera::genred: ", "out.values shares memory with out.indices"});
+  expect_untouched(values, "aliased outputs");
+  // disjoint halves of one allocation: accepted, and the same sums as separate Views
+  View2<Space> halves("halves", 2 * M, 1);
+  auto first  = Kokkos::subview(halves, std::make_pair(0, M), Kokkos::ALL);
+  auto second = Kokkos::subview(halves, std::make_pair(M, 2 * M), Kokkos::ALL);
+  Kokkos::deep_copy(first, xy);
+  auto reference = poisoned<Space>(M, 1);
+  sum_into(first, first, second);
+  sum_into(copy, copy, reference);
+  EXPECT_EQ(tessera_test::host_rows(second), tessera_test::host_rows(reference));
 }
 
 }  // namespace

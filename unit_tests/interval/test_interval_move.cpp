@@ -190,9 +190,9 @@ TYPED_TEST(IntervalMove, RegroupsByDestinationWindow) {
   using Space     = TypeParam;
   using Regrouped = tessera::Impl::RegroupedMoves<Space, int, int>;
   using tessera::Impl::MergePoint;
-  constexpr int bins          = tessera::Impl::interval_regroup_sort_bins;
+  constexpr int bins          = tessera::Impl::Tuning<Space>::interval_regroup_sort_bins;
   const std::int64_t per_team = 61;
-  constexpr int most          = tessera::Impl::max_destination_regions;
+  constexpr int most          = tessera::Impl::Tuning<Space>::max_destination_regions;
   // (intervals, most regions)
   const std::vector<std::pair<int, int>> sizes = {
       {1, most}, {13, most}, {2048, most}, {2049, most}, {5003, most}, {20011, most}, {20011, 3}};
@@ -220,7 +220,7 @@ TYPED_TEST(IntervalMove, RegroupsByDestinationWindow) {
             device_view<int, Space>(m.scatter), r, points, per_team, pieces);
       }
       // sorted by window for mean counts up to regroup_sort_max_mean_count, else by region only
-      EXPECT_EQ(sorts, total <= tessera::Impl::regroup_sort_max_mean_count * n);
+      EXPECT_EQ(sorts, total <= tessera::Impl::Tuning<Space>::regroup_sort_max_mean_count * n);
       const std::vector<int> o = host_vector(r.offsets), g = host_vector(r.gather),
                              d = host_vector(r.scatter);
       const auto ends        = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.reserved);

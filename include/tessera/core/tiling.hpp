@@ -1,14 +1,28 @@
-// Tile sizes: the one place where Tessera decides how work is cut into team-sized pieces.
+// Tiling and tuning: the one place where Tessera decides how work is cut into team-sized pieces.
+//
+// Every constant that was chosen by measuring lives in a tuning policy here, one per kind of
+// backend (CUB's policy_hub is the model): HostTuning for host backends (Serial, OpenMP,
+// Threads), GpuTuning for the portable kernels on GPU backends (CUDA, HIP, SYCL), CudaTuning for
+// Tessera's hand-written CUDA kernels on top. Tuning<ExecSpace> selects the policy of a call's
+// execution space; kernels and launches read their constants from it, never from literals at
+// the call site. A new backend (a HIP policy, say) is a new struct and one TuningPolicy
+// specialisation. The measurements behind each value are in perf/README.md ("Tuning
+// constants") and docs/perf-history.md.
 #pragma once
 
 #include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
 
 namespace tessera {
 
 /// Shape of one team's work in the interval primitives (load-balancing search and its users):
 /// a team stages and walks items_per_team entries (output items plus intervals) of the merge
-/// path at a time, its scratch sized for them (a piece; the moves give each team 4 consecutive
-/// pieces). A zero field means the backend's default (IntervalOptions::tile).
+/// path at a time, its scratch sized for them (a piece; the moves give each team
+/// TuningBase::interval_pieces_per_team(false) consecutive pieces). A zero field means the
+/// backend's default (IntervalOptions::tile).
 struct IntervalTile {
   int team_size      = 0;  ///< threads per team
   int items_per_team = 0;  ///< output items + intervals per piece (a team's scratch holds one)
@@ -27,66 +41,143 @@ struct TileShape {
   int tile_j;     ///< rows of the reduced index staged in scratch memory at a time
 };
 
-/// Default tile shape. On GPUs a team of 256 threads owns 256 outer rows (one each) and stages
-/// 256 inner rows at a time (the KeOps 1D scheme with K = 256; 128 for double to keep registers
-/// and shared memory per block in check). On host backends a team is one thread and the staged
-/// tile is sized to stay in L1.
-template <class ExecSpace>
-TileShape default_tile_shape(int scalar_bytes) {
-  if constexpr (is_device_space<ExecSpace>) {
-    const int k = scalar_bytes > 4 ? 128 : 256;
-    return {k, k};
-  } else {
-    return {1, 256};
-  }
-}
+/// Constants that every backend shares: they shape the kernels' data layout rather than their
+/// fit to one device (measured on GPUs, where they matter most).
+struct TuningBase {
+  // ---- Genred (tiled_reduce.hpp, schedule.hpp)
+  /// 32-bit registers that a thread's outer rows and accumulators may take: rows per thread are
+  /// 4, 2 or 1, as many as fit (one when a size is known only at run time: several rows then
+  /// keep their KMin lists in shared memory, which ran slower than one row).
+  static constexpr int genred_row_registers = 64;
+  /// Most outer rows per thread of dense calls and of block-sparse calls (a segment's last team
+  /// tile is partly idle, more so for taller tiles).
+  static constexpr int genred_dense_rows_per_thread  = 4;
+  static constexpr int genred_sparse_rows_per_thread = 2;
+  /// Bytes of level-0 scratch (GPU shared memory) that the portable kernel's per-thread buffers
+  /// may use before they move to level-1 scratch (device memory): room for the staged tile and
+  /// two resident teams per multiprocessor.
+  static constexpr std::size_t genred_thread_scratch0_budget = 24 * 1024;
+  /// The 2D scheme: Scheme::automatic considers it when the reduced range spans at least this
+  /// many staged tiles; balanced_chunks cuts the reduced range in at most this many chunks when
+  /// the row tiles fill the device, the fewest that leave the last wave this full.
+  static constexpr int genred_2d_min_tiles         = 4;
+  static constexpr int genred_2d_max_chunks        = 4;
+  static constexpr double genred_2d_min_wave_fill  = 0.9;
+  static constexpr int genred_2d_chunk_granularity = 32;  ///< rows per chunk rounded up to this
 
-/// Default interval tile: on GPUs 256 threads and 2048 entries for the moves, 128 threads and
-/// 2304 entries (2 walks of 9 per thread) for the fills (interval_expand, load_balancing_search),
-/// whose teams finish sooner (more resident teams overlap their phases); measured on an H100
-/// and an H200 against 128 x 1024, 128 x 2048, 256 x 1024 and 512 x 2048 (perf/README.md). On
-/// host backends one thread with 4096 entries.
-template <class ExecSpace>
-IntervalTile default_interval_tile(bool fills) {
-  if constexpr (is_device_space<ExecSpace>) {
+  // ---- interval primitives (load_balance.hpp)
+  /// Items each thread of a per-item operation loads per round (the moves hold two rounds in
+  /// registers; 8 cost occupancy and ran slower).
+  static constexpr int interval_items_per_thread = 4;
+  /// Merge-path pieces each team takes one after the other: the moves overlap a piece's loads
+  /// with the staging and walk of the next; fills take one.
+  static constexpr int interval_pieces_per_team(bool fills) { return fills ? 1 : 4; }
+  /// Merged entries each thread walks: odd, so that the marks the 32 threads of a warp write at
+  /// one step fall in 32 different shared-memory banks (with 8, four threads share each bank).
+  static constexpr int interval_walk_length = 9;
+
+  // ---- moves regrouped by destination (destination_order.hpp)
+  /// Output regions of 2^20 bytes (1 MiB), at most 512 of them (a team keeps three 4-byte values
+  /// per region in scratch: 6 KiB); smaller regions moved as fast, larger ones slower.
+  static constexpr int destination_region_bytes_log2 = 20;
+  static constexpr int max_destination_regions       = 512;
+  /// Intervals per chunk of the counting and placing kernels (8 per thread of a GPU team; the
+  /// placing kernel's scratch, 35 KB with 512 regions, fits Kokkos' 40936-byte level-0 limit on
+  /// CUDA after halving to 1024), and chunks per counting team.
+  static constexpr int interval_regroup_tile         = 2048;
+  static constexpr int interval_regroup_count_chunks = 4;
+  /// The window sort: intervals each thread holds in registers, and bins of its counting sort.
+  /// A GPU team sorts chunks of up to 8192 intervals (smaller chunks left the moves slower).
+  static constexpr int interval_regroup_sort_per_thread = 8;
+  static constexpr int interval_regroup_sort_bins       = 2048;
+  /// Intervals of at most this many items on average are also sorted by output window (longer
+  /// intervals gain less from the sort than it costs).
+  static constexpr std::int64_t regroup_sort_max_mean_count = 128;
+  /// IntervalOrder::automatic regroups moves whose output spans more than 32 MiB (smaller ones
+  /// stay in a large GPU's L2 cache), with at least 2^17 intervals (fewer cost less than the two
+  /// extra kernels) of at least 8 items on average (the regrouping moves about 30 bytes per
+  /// interval).
+  static constexpr std::size_t regroup_min_output_bytes = std::size_t{1} << 25;
+  static constexpr std::int64_t regroup_min_intervals   = std::int64_t{1} << 17;
+  static constexpr std::int64_t regroup_min_mean_count  = 8;
+};
+
+/// Host backends: a team is one thread; staged tiles sized to stay in L1.
+struct HostTuning : TuningBase {
+  /// Genred's portable kernel: one outer row per team, 256 staged inner rows.
+  static constexpr TileShape genred_tile(int /*scalar_bytes*/) { return {1, 256}; }
+  /// Interval primitives: one thread with 4096 merge-path entries per piece.
+  static constexpr IntervalTile interval_tile(bool /*fills*/) { return {1, 4096}; }
+  /// Threads per team that every interval kernel runs with.
+  static constexpr int interval_safe_team_size = 1;
+  /// Threads of the window sort's teams (a host team sorts interval_regroup_sort_per_thread).
+  static constexpr int interval_regroup_sort_team_size = 1;
+  /// Whether IntervalOrder::automatic ever regroups moves by destination.
+  static constexpr bool regroups_moves = false;
+};
+
+/// GPU backends, portable kernels.
+struct GpuTuning : TuningBase {
+  /// Genred's portable kernel: a team of 256 threads owns 256 outer rows and stages 256 inner
+  /// rows at a time (KeOps' 1D scheme with K = 256); 128 for double, to keep registers and
+  /// shared memory per block in check.
+  static constexpr TileShape genred_tile(int scalar_bytes) {
+    return scalar_bytes > 4 ? TileShape{128, 128} : TileShape{256, 256};
+  }
+  /// Interval primitives: 256 threads and 2048 entries for the moves, 128 threads and 2304
+  /// entries (2 walks of 9 per thread) for the fills, whose teams finish sooner (more resident
+  /// teams overlap their phases); the best of the shapes measured.
+  static constexpr IntervalTile interval_tile(bool fills) {
     return fills ? IntervalTile{128, 2304} : IntervalTile{256, 2048};
-  } else {
-    (void)fills;
-    return {1, 4096};
   }
-}
+  /// 256: 255 registers per thread, the most a thread gets, fit 256 threads.
+  static constexpr int interval_safe_team_size = 256;
+  /// 1024: one team per multiprocessor at up to 64 registers per thread.
+  static constexpr int interval_regroup_sort_team_size = 1024;
+  static constexpr bool regroups_moves                 = true;
+};
 
-/// Threads per team that every interval kernel runs with, whatever its registers: 256 on GPUs
-/// (255 registers per thread, the most a thread gets, fit 256 threads), 1 on host backends.
+/// Tessera's hand-written CUDA kernels (genred/impl/cuda/), on top of the portable GPU policy.
+struct CudaTuning : GpuTuning {
+  /// Kernels whose outer rows and accumulators take at most this many registers are "light".
+  static constexpr int genred_light_row_registers = 32;
+  /// Threads per block: light dense kernels run faster in 256-thread blocks; block-sparse
+  /// segments end in a partly idle tile, which 128 x 2-row tiles keep small; the double and
+  /// wide (D = 16) kernels run faster in 128.
+  static constexpr int genred_light_block = 256;
+  static constexpr int genred_block       = 128;
+  /// Threads per multiprocessor the register budget must allow (__launch_bounds__): light
+  /// kernels are held to 51 registers (1280 threads), the others may use 128 (512 threads; held
+  /// to 51, the double and D = 16 kernels spill).
+  static constexpr int genred_light_resident_threads = 1280;
+  static constexpr int genred_resident_threads       = 512;
+  /// Staged tile: as many inner rows as the block holds outer rows, within this many bytes (so
+  /// that several blocks share a multiprocessor) and at least this many rows.
+  static constexpr int genred_tile_bytes    = 16 * 1024;
+  static constexpr int genred_min_tile_rows = 32;
+  /// The tensor-core kernel (Sum of radial kernels, Distance::matrix): warps per block, 16-row
+  /// m-tiles per warp and threads per multiprocessor its registers must allow (a wide block
+  /// keeps the matrix units busy while warps wait on the staging loads).
+  static constexpr int matrix_radial_warps            = 16;
+  static constexpr int matrix_radial_m_tiles          = 2;
+  static constexpr int matrix_radial_resident_threads = 512;
+};
+
+/// The tuning policy of an execution space: TuningPolicy<ExecSpace>::type.
 template <class ExecSpace>
-constexpr int safe_interval_team_size() {
-  return is_device_space<ExecSpace> ? 256 : 1;
-}
+struct TuningPolicy {
+  using type = std::conditional_t<is_device_space<ExecSpace>, GpuTuning, HostTuning>;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct TuningPolicy<Kokkos::Cuda> {
+  using type = CudaTuning;
+};
+#endif
 
-/// Intervals per chunk of the kernels that regroup the moves' intervals by destination
-/// (IntervalOrder::by_destination): 8 per thread of a GPU team, all of them for a host team.
-/// The placing kernel takes one chunk per team (its scratch, 35 KB with 512 regions, fits
-/// Kokkos' 40936-byte level-0 limit on CUDA), the counting kernel up to
-/// interval_regroup_count_chunks (fewer teams add their counts to the same global counters).
-inline constexpr int interval_regroup_tile         = 2048;
-inline constexpr int interval_regroup_count_chunks = 4;
-/// The kernel that sorts the regrouped intervals by output window within chunks: threads per
-/// team (on GPUs 1024, one team per multiprocessor at up to 64 registers per thread; 1 on host
-/// backends) and intervals each thread holds in registers, so that a GPU team sorts a chunk of
-/// up to 8192 intervals (a host team 8), and the windows of its counting sort (32 bits of
-/// scratch each). On an H100, moves of 2^27 items in intervals of 32 items took 548 us in chunks
-/// of 8192 sorted intervals (a region's), 626 us in chunks of 4096 (perf/README.md).
+/// The tuning policy of calls on ExecSpace.
 template <class ExecSpace>
-constexpr int interval_regroup_sort_team_size() {
-  return is_device_space<ExecSpace> ? 1024 : 1;
-}
-inline constexpr int interval_regroup_sort_per_thread = 8;
-inline constexpr int interval_regroup_sort_bins  = 2048;
-
-/// Bytes of level-0 scratch (GPU shared memory) that per-thread buffers may use before they are
-/// moved to level-1 scratch (device memory). Leaves room for the staged tile and for two
-/// resident teams per multiprocessor.
-inline constexpr std::size_t per_thread_scratch0_budget = 24 * 1024;
+using Tuning = typename TuningPolicy<ExecSpace>::type;
 
 }  // namespace Impl
 }  // namespace tessera

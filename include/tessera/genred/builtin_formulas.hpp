@@ -12,6 +12,7 @@
 #include <tessera/core/span.hpp>
 #include <tessera/genred/formula.hpp>
 
+#include <stdexcept>
 #include <type_traits>
 
 namespace tessera {
@@ -38,14 +39,30 @@ KOKKOS_INLINE_FUNCTION auto dot(const X& x, const Y& y) {
   return s;
 }
 
+namespace Impl {
+/// The host check of formulas comparing x_i with y_j: with dynamic_extent dimensions, the two
+/// Views must still have one width.
+inline void require_equal_point_dims(const VariableDims& dims) {
+  if (dims.i.at(0) != dims.j.at(0)) {
+    throw std::invalid_argument(concat("tessera::genred: j_vars[0] dimension (got ", dims.j[0],
+                                       ", expected ", dims.i[0],
+                                       ", the dimension of i_vars[0]: the formula compares "
+                                       "points of one dimension)"));
+  }
+}
+}  // namespace Impl
+
 /// F(x_i, y_j) = Op(x_i, y_j), a scalar function of two points of dimension D (or
-/// dynamic_extent); output dimension 1.
+/// dynamic_extent: x_i and y_j must then have the same run-time dimension); output dimension 1.
 template <int D, class Op>
 struct PointPairFormula {
   using param_dims             = Dims<>;
   using i_dims                 = Dims<D>;
   using j_dims                 = Dims<D>;
   static constexpr int out_dim = 1;
+
+  /// x_i and y_j have one dimension (formula.hpp: check_dims).
+  void check_dims(const VariableDims& dims) const { Impl::require_equal_point_dims(dims); }
 
   template <class T, int E>
   KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, Out<T, 1> out) const {
@@ -159,6 +176,8 @@ struct RadialKernel {
   explicit RadialKernel(double sigma) : profile(checked_scale(sigma)) {}
 
   int output_dim(const VariableDims& dims) const { return W == 0 ? 1 : dims.j.at(1); }
+  /// x_i and y_j have one dimension (formula.hpp: check_dims).
+  void check_dims(const VariableDims& dims) const { Impl::require_equal_point_dims(dims); }
 
   template <class T, int E>
   KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, Out<T, 1> out) const {

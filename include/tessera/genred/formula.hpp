@@ -23,6 +23,12 @@
 // and the formula receives a Span with a run-time size() (the runtime-dimension fallback). A
 // formula whose out_dim is dynamic_extent also provides
 //   int output_dim(const tessera::VariableDims&) const;   // host-side
+// and a formula whose run-time dimensions must agree with each other (x_i and y_j of one width,
+// say) may provide
+//   void check_dims(const tessera::VariableDims&) const;  // host-side, throws
+// which genred calls before any kernel runs; it should throw std::invalid_argument naming the
+// variables (the built-in formulas do, for x_i and y_j). Without it, run-time dimensions are only
+// checked to be at least 1, and the formula must not read past the size() of its spans.
 // Compile-time dimensions let loops unroll and rows stay in registers: prefer them.
 //
 // Staged formulas (optional). A formula whose variables all have static dimensions may also

@@ -36,6 +36,14 @@ KOKKOS_INLINE_FUNCTION bool precedes_max(T v, int i, T w, int j) {
   return v > w || (v == w && (j < 0 || (i >= 0 && i < j)));
 }
 
+/// exp(x - m) for a term x against the running maximum m >= x of the log-sum-exp reductions,
+/// with exp(+inf - +inf) taken as 1: a row whose maximum is +inf sums the +inf terms as equals
+/// (LogSumExp gives +inf, the softmax weights the +inf terms evenly) rather than NaN.
+template <class T>
+KOKKOS_INLINE_FUNCTION T shifted_exp(T x, T m) {
+  return x == m ? T(1) : math::exp(x - m);
+}
+
 /// Running sums of n components stored at s[0..n) with an auxiliary block at s[n..2n)
 /// (block_sum: the current tile's sum; kahan: the running compensation).
 template <Summation S>
@@ -333,7 +341,7 @@ struct Reducer<LogSumExp, T, FD, S> : FormulaDim<FD> {
         Slots::scale(a.val + D, D, c, math::exp(a.val[c] - x));
         a.val[c] = x;
       }
-      Slots::add(a.val + D, D, c, math::exp(x - a.val[c]));
+      Slots::add(a.val + D, D, c, shifted_exp(x, a.val[c]));
     }
   }
   KOKKOS_INLINE_FUNCTION void end_tile(AccRef<T> a) const {
@@ -348,7 +356,7 @@ struct Reducer<LogSumExp, T, FD, S> : FormulaDim<FD> {
         Slots::scale(a.val + D, D, c, math::exp(a.val[c] - b.val[c]));
         a.val[c] = b.val[c];
       }
-      Slots::merge(a.val + D, b.val + D, D, c, math::exp(b.val[c] - a.val[c]));
+      Slots::merge(a.val + D, b.val + D, D, c, shifted_exp(b.val[c], a.val[c]));
     }
   }
   template <class Out>
@@ -392,7 +400,7 @@ struct ShiftedExpReducer : FormulaDim<FD> {
   KOKKOS_INLINE_FUNCTION void add(AccRef<T> a, const T* f, int) const {
     if (f[0] == -math::infinity<T>()) return;
     if (f[0] > a.val[0]) rescale(a, f[0]);
-    const T w = math::exp(f[0] - a.val[0]);
+    const T w = shifted_exp(f[0], a.val[0]);
     if constexpr (Normalize) Slots::add(a.val + 1, sums(), 0, w);
     for (int c = 1; c < this->dim(); ++c)
       Slots::add(a.val + 1, sums(), c - 1 + lead, w * f[c]);
@@ -404,7 +412,7 @@ struct ShiftedExpReducer : FormulaDim<FD> {
   KOKKOS_INLINE_FUNCTION void combine(AccRef<T> a, AccRef<T> b) const {
     if (b.val[0] == -math::infinity<T>()) return;
     if (b.val[0] > a.val[0]) rescale(a, b.val[0]);
-    const T factor = math::exp(b.val[0] - a.val[0]);
+    const T factor = shifted_exp(b.val[0], a.val[0]);
     for (int c = 0; c < sums(); ++c)
       Slots::merge(a.val + 1, b.val + 1, sums(), c, factor);
   }

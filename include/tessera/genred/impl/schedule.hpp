@@ -6,7 +6,6 @@
 #include <tessera/core/errors.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/cluster/impl/block_sparse_build.hpp>
-#include <tessera/genred/impl/combine_partials.hpp>
 #include <tessera/genred/options.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -29,6 +28,17 @@ struct Shape {
 
 /// The sparsity argument of a dense call.
 struct NoSparsity {};
+
+/// The team tile of a dense call's league entry. schedule() numbers the league chunk-fastest:
+/// league = (batch * tiles_outer + tile) * chunks + chunk.
+struct DenseTile {
+  int batch;  ///< batch entry
+  int tile;   ///< tile of outer rows
+  int chunk;  ///< reduced-range chunk (0 for the 1D scheme)
+};
+KOKKOS_INLINE_FUNCTION DenseTile dense_tile(int league, int chunks, int tiles_outer) {
+  return {league / chunks / tiles_outer, (league / chunks) % tiles_outer, league % chunks};
+}
 
 /// Largest power of two <= n (n >= 1), at most 2^(tile_levels - 1): the block-sparse team tables
 /// exist for these tile heights.
@@ -55,27 +65,31 @@ struct PartialViews {
 };
 
 /// Chunks of the reduced range for `teams` row tiles on a device that holds `resident` teams at
-/// once: enough to fill it twice when the row tiles alone cannot, otherwise the fewest (up to 4)
-/// that leave the last wave at least 90% full (1954 tiles on 1320 slots run as 1.48 waves, 74%
-/// busy; cut in two chunks, as 2.96 waves, 99% busy).
-inline std::size_t balanced_chunks(std::size_t teams, std::size_t resident) {
+/// once: enough to fill it twice when the row tiles alone cannot, otherwise the fewest (up to
+/// Tuning::genred_2d_max_chunks) that leave the last wave at least genred_2d_min_wave_fill full
+/// (1954 tiles on 1320 slots run as 1.48 waves, 74% busy; cut in two chunks, as 2.96 waves, 99%
+/// busy).
+template <class Tuning>
+std::size_t balanced_chunks(std::size_t teams, std::size_t resident) {
   if (teams == 0 || resident == 0) return 1;
   if (teams < resident) return (2 * resident + teams - 1) / teams;
-  for (std::size_t c = 1; c < 4; ++c) {
+  constexpr std::size_t most = Tuning::genred_2d_max_chunks;
+  for (std::size_t c = 1; c < most; ++c) {
     const double waves = static_cast<double>(teams * c) / static_cast<double>(resident);
-    if (waves / std::ceil(waves) >= 0.9) return c;
+    if (waves / std::ceil(waves) >= Tuning::genred_2d_min_wave_fill) return c;
   }
-  return 4;
+  return most;
 }
 
 /// Sets k.tiles_outer, k.chunks, k.chunk_rows (and k.sparse) for a kernel whose tile height
 /// (k.tile_rows()) and tile_j are set. Dense calls run the 2D scheme when asked to, or, with
-/// Scheme::automatic on a device, when the reduced range spans at least 4 staged tiles and
-/// balanced_chunks() asks for more than one chunk. Returns the league size (0: nothing to run);
+/// Scheme::automatic on a device, when the reduced range spans at least
+/// Tuning::genred_2d_min_tiles staged tiles and balanced_chunks() asks for more than one chunk. Returns the league size (0: nothing to run);
 /// the caller provides the partial buffer when k.chunks > 1.
 template <class ExecSpace, class Kernel, class Sparsity>
 std::size_t schedule(const GenredOptions& options, const Shape& shape, const Sparsity& sparsity,
                      std::size_t resident_teams, Kernel& k) {
+  using P                         = Tuning<ExecSpace>;
   const std::size_t rows_per_tile = static_cast<std::size_t>(k.tile_rows());
   k.chunks                        = 1;
   k.chunk_rows                    = std::max(k.n_inner, 1);
@@ -102,16 +116,18 @@ std::size_t schedule(const GenredOptions& options, const Shape& shape, const Spa
     std::size_t chunks = 1;
     if (options.scheme == Scheme::tiled_2d) {
       chunks = options.chunks_2d > 0 ? static_cast<std::size_t>(options.chunks_2d)
-                                     : balanced_chunks(teams, resident_teams);
-    } else if (options.scheme == Scheme::automatic && is_device_space<ExecSpace> && tiles_j >= 4) {
-      chunks = balanced_chunks(teams, resident_teams);
+                                     : balanced_chunks<P>(teams, resident_teams);
+    } else if (options.scheme == Scheme::automatic && is_device_space<ExecSpace> &&
+               tiles_j >= static_cast<std::size_t>(P::genred_2d_min_tiles)) {
+      chunks = balanced_chunks<P>(teams, resident_teams);
     }
     chunks = std::min(std::max<std::size_t>(chunks, 1), tiles_j);
     if (chunks > 1) {
-      // Rows per chunk: an even share rounded up to a multiple of 32 (not of tile_j), so that
-      // the chunk count, hence the league, stays what balanced_chunks asked for.
+      // Rows per chunk: an even share rounded up to the chunk granularity (not to tile_j), so
+      // that the chunk count, hence the league, stays what balanced_chunks asked for.
+      constexpr std::size_t g = P::genred_2d_chunk_granularity;
       const std::size_t share = (static_cast<std::size_t>(k.n_inner) + chunks - 1) / chunks;
-      k.chunk_rows            = static_cast<int>((share + 31) / 32 * 32);
+      k.chunk_rows            = static_cast<int>((share + g - 1) / g * g);
       k.chunks                = (k.n_inner + k.chunk_rows - 1) / k.chunk_rows;
     }
     const std::size_t league = teams * static_cast<std::size_t>(k.chunks);
@@ -143,19 +159,6 @@ PartialViews<T, typename ExecSpace::memory_space> allocate_partials(const ExecSp
   k.partial = {partials.values.data(), partials.indices.data(), k.red.acc_values(),
                k.red.acc_indices()};
   return partials;
-}
-
-/// The second kernel of the 2D scheme: folds each output row's chunk accumulators.
-template <class ExecSpace, class Kernel>
-void combine_chunks(const ExecSpace& space, const Kernel& k, std::size_t batch) {
-  if (k.chunks <= 1) return;
-  CombinePartials<typename Kernel::scalar_type, typename Kernel::reducer_type,
-                  typename Kernel::index_type>
-      combine{k.red, k.partial, k.out, k.n_outer, k.chunks};
-  Kokkos::parallel_for("tessera::genred::combine_2d",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                           space, 0, static_cast<std::int64_t>(batch * k.n_outer)),
-                       combine);
 }
 
 }  // namespace Impl

@@ -17,8 +17,11 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/tiling.hpp>
 #include <tessera/core/sorted_search.hpp>
+#include <tessera/genred/impl/output_access.hpp>
 #include <tessera/genred/impl/reducers.hpp>
+#include <tessera/genred/impl/schedule.hpp>
 #include <tessera/genred/impl/var_group.hpp>
 #include <tessera/genred/variables.hpp>
 
@@ -30,61 +33,6 @@
 
 namespace tessera {
 namespace Impl {
-
-/// Output Views reduced to pointers and strides; writes one row of values and/or indices.
-template <class T, class Index>
-struct OutputAccess {
-  T* values        = nullptr;
-  std::int64_t vsb = 0, vsr = 0, vsc = 0;
-  Index* indices   = nullptr;
-  std::int64_t isb = 0, isr = 0, isc = 0;
-
-  struct Row {
-    T* v;
-    std::int64_t vsc;
-    Index* ix;
-    std::int64_t isc;
-    KOKKOS_INLINE_FUNCTION void value(int c, T x) const { v[c * vsc] = x; }
-    KOKKOS_INLINE_FUNCTION void index(int c, int j) const { ix[c * isc] = static_cast<Index>(j); }
-  };
-  KOKKOS_INLINE_FUNCTION Row row(int b, int r) const {
-    return {values + b * vsb + r * vsr, vsc, indices + b * isb + r * isr, isc};
-  }
-};
-
-template <class View, class P>
-void pointer_and_strides(const View& v, P*& data, std::int64_t& sb, std::int64_t& sr,
-                         std::int64_t& sc) {
-  data = v.data();
-  if constexpr (View::rank == 3) {
-    sb = v.stride_0();
-    sr = v.stride_1();
-    sc = v.stride_2();
-  } else {
-    sb = 0;
-    sr = v.stride_0();
-    sc = v.stride_1();
-  }
-}
-
-template <class T, class Index, class ValuesView, class IndicesView>
-OutputAccess<T, Index> output_access(const Outputs<ValuesView, IndicesView>& out) {
-  OutputAccess<T, Index> a;
-  pointer_and_strides(out.values, a.values, a.vsb, a.vsr, a.vsc);
-  pointer_and_strides(out.indices, a.indices, a.isb, a.isr, a.isc);
-  return a;
-}
-
-/// Per-row accumulators of the 2D scheme: row p holds `nv` values and `ni` indices.
-template <class T>
-struct PartialBuffer {
-  T* values    = nullptr;
-  int* indices = nullptr;
-  int nv = 0, ni = 0;
-  KOKKOS_INLINE_FUNCTION AccRef<T> row(std::int64_t p) const {
-    return {values + p * nv, indices + p * ni};
-  }
-};
 
 /// Round a packed row width up so that staged rows start on 16-byte boundaries.
 template <class T>
@@ -460,11 +408,11 @@ struct TiledReduce {
       l_begin       = q == 0 ? 0 : sparse.slices[q - 1];
       l_end         = sparse.slices[q];
     } else {
-      chunk          = league % chunks;
-      const int tile = (league / chunks) % tiles_outer;
-      b              = league / chunks / tiles_outer;
-      o_begin        = tile * tile_rows();
-      o_end          = o_begin + tile_rows() < n_outer ? o_begin + tile_rows() : n_outer;
+      const DenseTile t = dense_tile(league, chunks, tiles_outer);
+      b                 = t.batch;
+      chunk             = t.chunk;
+      o_begin           = t.tile * tile_rows();
+      o_end             = o_begin + tile_rows() < n_outer ? o_begin + tile_rows() : n_outer;
     }
     // Row r of this thread is o0 + r * team_size; rows past o_end compute on a copy of the
     // last row and are not written.
@@ -503,12 +451,7 @@ struct TiledReduce {
       if (chunks == 1) {
         red.finalize(a, out.row(b, o));
       } else {
-        const AccRef<T> dst =
-            partial.row((static_cast<std::int64_t>(b) * n_outer + o) * chunks + chunk);
-        for (int v = 0; v < red.acc_values(); ++v)
-          dst.val[v] = a.val[v];
-        for (int v = 0; v < red.acc_indices(); ++v)
-          dst.idx[v] = a.idx[v];
+        partial.store(b, o, n_outer, chunks, chunk, red, a);
       }
     }
   }
@@ -537,19 +480,20 @@ constexpr int row_registers() {
   return (std::max(Kernel1::OW, 0) + std::max(Kernel1::SV, 0)) * words + std::max(Kernel1::SI, 0);
 }
 
-/// Outer rows per thread: 4, 2 or 1, as many as keep the rows and accumulators within about 64
-/// 32-bit registers; one when any of them has a run-time size (scratch buffers: measured on the
-/// H100, four rows per thread with KMin lists in shared memory ran ArgKMin 20% slower than one).
-/// Block-sparse calls take at most 2: a segment's last team tile is partly idle, and at 4 rows
-/// per thread (512-row tiles on the CUDA path) that idle part cost 15% at 1000-row clusters.
-template <class T, class Kernel1>
+/// Outer rows per thread: 4, 2 or 1, as many as keep the rows and accumulators within the tuning
+/// policy's register budget (at most 2 for block-sparse calls); one when any of them has a
+/// run-time size (scratch buffers).
+template <class ExecSpace, class T, class Kernel1>
 constexpr int rows_per_thread() {
   if constexpr (Kernel1::OW < 0 || Kernel1::SV < 0 || Kernel1::SI < 0 || Kernel1::FD < 0) {
     return 1;
   } else {
+    using P            = Tuning<ExecSpace>;
     constexpr int regs = row_registers<T, Kernel1>();
-    constexpr int most = Kernel1::is_sparse ? 2 : 4;
-    return 4 * regs <= 64 && most >= 4 ? 4 : 2 * regs <= 64 ? 2 : 1;
+    constexpr int most =
+        Kernel1::is_sparse ? P::genred_sparse_rows_per_thread : P::genred_dense_rows_per_thread;
+    constexpr int budget = P::genred_row_registers;
+    return 4 * regs <= budget && most >= 4 ? 4 : 2 * regs <= budget && most >= 2 ? 2 : 1;
   }
 }
 
@@ -558,7 +502,8 @@ template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, cla
           bool Sparse>
 using TiledReduceFor = TiledReduce<
     ExecSpace, T, Formula, Red, OuterIsI, Index, Sparse,
-    rows_per_thread<T, TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index, Sparse>>()>;
+    rows_per_thread<ExecSpace, T,
+                    TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index, Sparse>>()>;
 
 }  // namespace Impl
 }  // namespace tessera

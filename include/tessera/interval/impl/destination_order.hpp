@@ -2,19 +2,18 @@
 //
 // Why: a move with destinations scattered over a large output writes, at each end of each
 // interval, part of a 32-byte sector whose other part belongs to another interval. A GPU whose
-// memory is protected by ECC (an H100) reads such a sector from memory and merges it when it
-// leaves the L2 cache partly written; taken in index order, the interval that shares the sector
-// comes at a random later time, long after the sector left the cache. Taken grouped by output
-// region (1 MiB regions), the neighbouring intervals complete each sector while it is in the
-// cache (on an H100 the moves of 2^27 items in intervals of 32 items then read 0.87 GB from
-// memory instead of 1.06 and write 0.55 GB instead of 0.65; perf/README.md).
+// memory is protected by ECC reads such a sector from memory and merges it when it leaves the L2
+// cache partly written; taken in index order, the interval that shares the sector comes at a
+// random later time, long after the sector left the cache. Taken grouped by output region
+// (TuningBase::destination_region_bytes_log2), the neighbouring intervals complete each sector
+// while it is in the cache, and the moves read and write less memory.
 //
 // Within a region, the order matters too: with the intervals of each team's piece of the move
-// in a narrow stretch of the output (sorted by 1 KiB windows), the same move kernel took 531 us
-// instead of 736 (perf/README.md).
+// in a narrow stretch of the output (sorted by output windows), the move kernel runs faster
+// still. The measured traffic and times are in perf/README.md ("Tuning constants").
 //
 // How: an unstable counting sort of the n intervals by region, in two team kernels, then for
-// short intervals (regroup_sort_max_mean_count) a sort by output window within chunks of
+// short intervals (TuningBase::regroup_sort_max_mean_count) a sort by output window within chunks of
 // intervals. (1) Each team counts the intervals and items of its tiles per region in scratch and
 // adds its counts to the global ones; the last team to finish writes each region's start (the
 // exclusive scan of the counts). (2) Each team counts again (a shared-memory atomic addition
@@ -55,23 +54,7 @@ struct DestinationRegions {
   int count = 1;
 };
 
-/// Bytes of an output region (2^20: 1 MiB), unless the output needs more than
-/// max_destination_regions of them. On an H100 the regrouped moves of 2^27 items in intervals
-/// of 32 items took the same time with regions of 64 KiB to 1 MiB, and 12% (4 MiB) to 42%
-/// (16 MiB) longer with larger ones (perf/README.md).
-inline constexpr int destination_region_bytes_log2 = 20;
-/// Most regions (each team keeps three 4-byte values per region in scratch: 6 KiB).
-inline constexpr int max_destination_regions = 512;
 
-/// IntervalOrder::automatic regroups the moves of GPU backends whose output spans more than
-/// 2^25 bytes (32 MiB: smaller outputs stay in an H100's 50 MB L2 cache, partly written
-/// sectors included), that have at least 2^17 intervals (fewer cost less in memory reads than
-/// the regrouping's two extra kernels) and at least 8 items per interval on average (shorter
-/// intervals gain nothing on an H100: the regrouping reads and writes about 30 bytes per
-/// interval; perf/README.md).
-inline constexpr std::size_t regroup_min_output_bytes = std::size_t{1} << 25;
-inline constexpr std::int64_t regroup_min_intervals   = std::int64_t{1} << 17;
-inline constexpr std::int64_t regroup_min_mean_count  = 8;
 
 /// Whether a move of total items in n intervals into output_bytes of output takes its
 /// intervals by destination.
@@ -79,8 +62,9 @@ template <class ExecSpace>
 bool takes_by_destination(IntervalOrder order, std::int64_t total, std::int64_t n,
                           std::size_t output_bytes) {
   if (order == IntervalOrder::automatic) {
-    return is_device_space<ExecSpace> && output_bytes > regroup_min_output_bytes &&
-           n >= regroup_min_intervals && total >= regroup_min_mean_count * n;
+    using P = Tuning<ExecSpace>;
+    return P::regroups_moves && output_bytes > P::regroup_min_output_bytes &&
+           n >= P::regroup_min_intervals && total >= P::regroup_min_mean_count * n;
   }
   return order == IntervalOrder::by_destination;
 }
@@ -88,12 +72,12 @@ bool takes_by_destination(IntervalOrder order, std::int64_t total, std::int64_t 
 /// The regions of an output of `extent` items of `item_bytes` bytes each.
 inline DestinationRegions destination_regions(std::size_t extent, std::size_t item_bytes) {
   int shift = 0;
-  while ((item_bytes << (shift + 1)) <= (std::size_t{1} << destination_region_bytes_log2))
+  while ((item_bytes << (shift + 1)) <= (std::size_t{1} << TuningBase::destination_region_bytes_log2))
     ++shift;
   const auto regions = [&](int s) {  // ceil(extent / 2^s)
     return (extent >> s) + ((extent & ((std::size_t{1} << s) - 1)) != 0 ? 1 : 0);
   };
-  while (regions(shift) > static_cast<std::size_t>(max_destination_regions))
+  while (regions(shift) > static_cast<std::size_t>(TuningBase::max_destination_regions))
     ++shift;
   const std::size_t count = regions(shift);
   return {shift, count > 0 ? static_cast<int>(count) : 1};
@@ -257,8 +241,8 @@ struct RegroupByRegion {
   using Member                    = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using G                         = typename Regrouped::gather_type;
   using S                         = typename Regrouped::scatter_type;
-  static constexpr int threads    = safe_interval_team_size<ExecSpace>();
-  static constexpr int per_thread = interval_regroup_tile / threads;
+  static constexpr int threads    = Tuning<ExecSpace>::interval_safe_team_size;
+  static constexpr int per_thread = Tuning<ExecSpace>::interval_regroup_tile / threads;
 
   Offsets offsets;
   Gather gather;
@@ -465,7 +449,8 @@ struct RegroupByRegion {
 /// each holds (8192 on GPUs).
 template <class ExecSpace>
 constexpr int regroup_sort_max_chunk() {
-  return interval_regroup_sort_team_size<ExecSpace>() * interval_regroup_sort_per_thread;
+  return Tuning<ExecSpace>::interval_regroup_sort_team_size *
+         Tuning<ExecSpace>::interval_regroup_sort_per_thread;
 }
 
 /// Intervals per chunk of pass (3): the regions' mean intervals rounded up to a power of two,
@@ -488,7 +473,8 @@ int regroup_window_shift(const DestinationRegions& regions, std::int64_t n) {
   const std::int64_t output_items = std::int64_t{regions.count} << regions.shift;
   const std::int64_t chunk        = regroup_sort_chunk<ExecSpace>(regions, n);
   int shift                       = 0;
-  while ((std::int64_t{interval_regroup_sort_bins} << shift) * n < chunk * output_items)
+  while ((std::int64_t{Tuning<ExecSpace>::interval_regroup_sort_bins} << shift) * n <
+         chunk * output_items)
     ++shift;
   return shift;
 }
@@ -519,7 +505,7 @@ KOKKOS_INLINE_FUNCTION ChunkWindows chunk_windows(const Ends& ends, const Destin
   const std::int64_t begin = std::int64_t{region_at(p0)} << r.shift;
   const std::int64_t last  = ((std::int64_t{region_at(p1 - 1)} + 1) << r.shift) - 1;
   int shift                = min_shift;
-  while ((last >> shift) - (begin >> shift) >= interval_regroup_sort_bins)
+  while ((last >> shift) - (begin >> shift) >= TuningBase::interval_regroup_sort_bins)
     ++shift;
   return {begin >> shift, shift};
 }
@@ -548,9 +534,9 @@ struct SortChunksByWindow {
   using Bytes                     = typename Regrouped::Bytes;
   using G                         = typename Regrouped::gather_type;
   using S                         = typename Regrouped::scatter_type;
-  static constexpr int threads    = interval_regroup_sort_team_size<ExecSpace>();
-  static constexpr int per_thread = interval_regroup_sort_per_thread;
-  static constexpr int bins       = interval_regroup_sort_bins;
+  static constexpr int threads    = Tuning<ExecSpace>::interval_regroup_sort_team_size;
+  static constexpr int per_thread = Tuning<ExecSpace>::interval_regroup_sort_per_thread;
+  static constexpr int bins       = Tuning<ExecSpace>::interval_regroup_sort_bins;
   static constexpr int max_chunk  = regroup_sort_max_chunk<ExecSpace>();
   /// consecutive slots per thread in round (c): the most whose count, gather and scatter starts
   /// take at most 36 KiB for the team (3 for 32-bit starts on GPUs), within [1, per_thread]
@@ -700,12 +686,6 @@ struct SortChunksByWindow {
   }
 };
 
-/// Intervals of at most this many items on average are also sorted by output window within
-/// chunks (pass (3)). On an H100, with 2^27 items: at mean 32 the move kernel then takes 531 us
-/// instead of 736 (each team writes a narrow stretch of the output) for a 128 us pass; at mean
-/// 256 the move kernel gains 1% and the pass costs 16 us more than the merge-path search it
-/// replaces (perf/README.md).
-inline constexpr std::int64_t regroup_sort_max_mean_count = 128;
 
 /// Fills `regrouped` with the n intervals (offsets, gather, scatter; total items) grouped by the
 /// region of the output that they write and, for intervals of at most
@@ -728,8 +708,9 @@ bool regroup_by_destination(const ExecSpace& space, std::int64_t total, const Of
       Kokkos::TeamPolicy<ExecSpace, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t>;
   const int n = static_cast<int>(offsets.extent(0));
   if (n == 0) return false;
-  const bool sorts = total <= regroup_sort_max_mean_count * n;
-  int tile = interval_regroup_tile;  // halved until pass (2)'s scratch fits
+  using P          = Tuning<ExecSpace>;
+  const bool sorts = total <= P::regroup_sort_max_mean_count * n;
+  int tile         = P::interval_regroup_tile;  // halved until pass (2)'s scratch fits
   if constexpr (is_device_space<ExecSpace>) {
     const auto most = static_cast<std::size_t>(Policy::scratch_size_max(0));
     while (tile > Place::threads && Place::scratch_size(regrouped.regions, tile) > most)
@@ -743,7 +724,7 @@ bool regroup_by_destination(const ExecSpace& space, std::int64_t total, const Of
   // global counters), fewer where that would leave less than half the teams the device holds
   // at once
   const int resident = static_cast<int>(space.concurrency()) / Count::threads;
-  int chunks         = interval_regroup_count_chunks;
+  int chunks         = P::interval_regroup_count_chunks;
   while (chunks > 1 && 2 * teams(chunks) < resident)
     chunks /= 2;
   Kokkos::deep_copy(space, regrouped.counters, std::uint64_t{0});

@@ -8,7 +8,7 @@
 // offsets [b0, b1) knows that offsets before b0 are <= a0 and offsets from b1 on are > a1 - 1,
 // so the owner of item i in [a0, a1) is one of the intervals [b0 - 1, b1): the team that takes
 // the piece walks its part of the merge path in scratch memory to find it. Each team takes a
-// few pieces (interval_pieces_per_team), one after the other, strided by the number of teams.
+// few pieces (TuningBase::interval_pieces_per_team), one after the other, strided by the number of teams.
 // The cuts are merge-path points (MergePoint: the items and offsets before the cut), found by
 // one binary search each (MergePathPartition); piece t lies between points t and t + 1.
 //
@@ -109,23 +109,6 @@ KOKKOS_INLINE_FUNCTION TeamPiece piece_between(const MergePoint& p, const MergeP
   return {static_cast<int>(a0), static_cast<int>(items), static_cast<int>(b0), static_cast<int>(m)};
 }
 
-/// Items each thread of a per-item operation loads per round (move_pieces holds two rounds in
-/// registers: twice this many values and targets; with 8, the moves' 62 registers per thread
-/// left 4 teams of 256 threads per H100 multiprocessor instead of 6, and interval_gather lost
-/// 5%).
-inline constexpr int interval_items_per_thread = 4;
-
-/// Pieces of the merge path each team takes, one after the other: per-item
-/// operations overlap a piece's loads with the staging and walk of the next (move_pieces);
-/// fill operations take one.
-template <bool fills>
-inline constexpr int interval_pieces_per_team = fills ? 1 : 4;
-
-/// Merged entries each thread walks: odd, so that the marks the 32 threads of a warp write at
-/// one step of their walks fall in 32 different shared-memory banks (with 8, four threads
-/// share each bank used).
-inline constexpr int interval_walk_length = 9;
-
 /// Items of T per 16-byte vector store (1: T's size does not divide 16).
 template <class T>
 constexpr int items_per_vector() {
@@ -177,8 +160,8 @@ struct LoadBalancedItems {
   using ScratchSpace = typename ExecSpace::scratch_memory_space;
   template <class T>
   using ScratchArray     = Kokkos::View<T*, ScratchSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  static constexpr int V    = interval_items_per_thread;
-  static constexpr int WALK = interval_walk_length;
+  static constexpr int V    = Tuning<ExecSpace>::interval_items_per_thread;
+  static constexpr int WALK = Tuning<ExecSpace>::interval_walk_length;
   /// Marks per vector store (fill operations on a contiguous output).
   static constexpr int W = fills ? items_per_vector<Mark>() : 1;
 
@@ -192,8 +175,8 @@ struct LoadBalancedItems {
   int per_team, piece_count;
   /// Fill operations: the output takes 16-byte stores (see vector_stores below).
   bool vector_stores;
-  /// Pieces each team takes (interval_pieces_per_team; team t: t, t + teams, ...).
-  static constexpr int pieces_per_team = interval_pieces_per_team<fills>;
+  /// Pieces each team takes (team t: t, t + teams, ...).
+  static constexpr int pieces_per_team = Tuning<ExecSpace>::interval_pieces_per_team(fills);
 
   /// Alignment of the scratch arrays (16 bytes at least: marks are read 16 bytes at once).
   template <class T>
@@ -477,7 +460,7 @@ using LoadBalancedKernel =
 /// The tile of IntervalOptions::tile for this kernel, checked before any kernel runs: positive,
 /// at most 2^24 entries per piece, a team size the backend runs the kernel with, team scratch
 /// that fits a GPU's shared memory, and at most 2^31 - 2 pieces for the total + n merge-path
-/// entries. Zero fields take default_interval_tile, whose entries per piece halve on GPUs until
+/// entries. Zero fields take the tuning policy's interval_tile, whose entries per piece halve on GPUs until
 /// the team scratch fits (large staged types).
 template <class ExecSpace, class Offsets, class ItemOp>
 IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t total,
@@ -487,7 +470,7 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
   require_total(fn, total, n);
   using Kernel                = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
   using Policy                = Kokkos::TeamPolicy<ExecSpace>;
-  const IntervalTile fallback = default_interval_tile<ExecSpace>(ItemOp::fills);
+  const IntervalTile fallback = Tuning<ExecSpace>::interval_tile(ItemOp::fills);
   IntervalTile tile{requested.team_size != 0 ? requested.team_size : fallback.team_size,
                     requested.items_per_team};
   const auto scratch_max = is_device_space<ExecSpace>  // host backends allocate any scratch
@@ -515,7 +498,7 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
           concat("options.tile.items_per_team = ", tile.items_per_team, " needs ", scratch,
                  " bytes of team scratch (expected at most ", scratch_max, ")"));
   // larger teams are asked of the backend (on CUDA an occupancy calculation: 0.1 ms a call)
-  if (tile.team_size > safe_interval_team_size<ExecSpace>()) {
+  if (tile.team_size > Tuning<ExecSpace>::interval_safe_team_size) {
     Policy policy(space, 1, 1);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
     const Kernel kernel{offsets, decltype(Kernel::points)(), op, total, tile.items_per_team, 0,

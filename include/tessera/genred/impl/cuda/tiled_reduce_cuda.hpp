@@ -1,32 +1,34 @@
-// The hand-written CUDA path of the Genred schemes (1D, 2D and block-sparse), chosen
-// automatically when the execution space is Kokkos::Cuda (GenredOptions::implementation).
+// The hand-written CUDA kernel of the Genred schemes (1D, 2D and block-sparse): the SIMT path
+// of GenredBackend<Kokkos::Cuda> (cuda_backend.hpp).
 //
 // It runs the same kernel body as the portable path (TiledReduce::run: the same formulas,
 // reductions, dimensions, scalar types and batches, several outer rows per thread) as a plain
 // __global__ function, with what a TeamPolicy launch cannot express:
 //  - a compile-time block size with __launch_bounds__, so that the compiler budgets registers
-//    for the occupancy it targets;
+//    for the occupancy it targets (CudaTuning);
 //  - staged rows padded to 16 bytes and read as one vector per 16 bytes: every thread of a warp
 //    reads the same row, a broadcast free of bank conflicts;
 //  - tile sizes and the 2D chunk count from the device's multiprocessor count and the kernel's
-//    measured occupancy (cudaOccupancyMaxActiveBlocksPerMultiprocessor), so that the 2D
-//    partial buffer is sized to the grid that fills the device;
+//    occupancy (both cached, launch_cache.hpp), so that the 2D partial buffer is sized to the
+//    grid that fills the device;
 //  - a launch on the execution space instance's stream, with no synchronisation.
 // Sizes known only at run time (dynamic_extent dimensions, k of the KMin family) put their
-// per-thread buffers in dynamic shared memory; when those do not fit,
-// the call falls back to the portable kernel (which can use level-1 scratch).
+// per-thread buffers in dynamic shared memory; when those do not fit, the call falls back to
+// the portable kernel (which can use level-1 scratch).
 #pragma once
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/tiling.hpp>
+#include <tessera/genred/impl/combine_partials.hpp>
+#include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/schedule.hpp>
 #include <tessera/genred/impl/tiled_reduce.hpp>
 
-#if defined(TESSERA_ENABLE_CUDA_KERNELS)
-
 #include <cuda_runtime.h>
 
-#include <stdexcept>
+#include <algorithm>
+#include <cstddef>
 
 namespace tessera {
 namespace Impl {
@@ -38,26 +40,25 @@ struct CudaBlock {
   __device__ void team_barrier() const { __syncthreads(); }
 };
 
-/// True for kernels whose outer rows and accumulators take at most 32 registers per thread.
+/// True for kernels whose outer rows and accumulators take at most
+/// CudaTuning::genred_light_row_registers registers per thread.
 template <class Kernel>
 constexpr bool cuda_light_kernel() {
-  return Kernel::R * row_registers<typename Kernel::scalar_type, Kernel>() <= 32;
+  return Kernel::R * row_registers<typename Kernel::scalar_type, Kernel>() <=
+         CudaTuning::genred_light_row_registers;
 }
-/// Threads per block: 256 for light dense kernels, 128 otherwise. Measured on the H100: light
-/// kernels ran 5-8% faster in 256-thread blocks; block-sparse segments end in a partly idle tile,
-/// which 128 x 2-row tiles keep small (512-row tiles lost 8% at 1000-row clusters); the double
-/// and D = 16 kernels ran 6% faster in 128-thread blocks.
+/// Threads per block (CudaTuning): the light block for light dense kernels.
 template <class Kernel>
 constexpr int cuda_block_size() {
-  return cuda_light_kernel<Kernel>() && !Kernel::is_sparse ? 256 : 128;
+  return cuda_light_kernel<Kernel>() && !Kernel::is_sparse ? CudaTuning::genred_light_block
+                                                           : CudaTuning::genred_block;
 }
-/// Blocks per multiprocessor that the register budget must allow (__launch_bounds__): light
-/// kernels are held to 51 registers (1280 resident threads; the Gaussian D = 3 ran 8% faster
-/// than at 64), the others may use 128 (512 threads; held to 51, the double and D = 16 kernels
-/// spilled and ran 3x slower).
+/// Blocks per multiprocessor that the register budget must allow (__launch_bounds__).
 template <class Kernel>
 constexpr int cuda_min_blocks() {
-  return (cuda_light_kernel<Kernel>() ? 1280 : 512) / cuda_block_size<Kernel>();
+  return (cuda_light_kernel<Kernel>() ? CudaTuning::genred_light_resident_threads
+                                      : CudaTuning::genred_resident_threads) /
+         cuda_block_size<Kernel>();
 }
 
 /// Dynamic shared memory of one block: the staged tile, the parameter row, then one buffer per
@@ -97,13 +98,6 @@ __global__ void __launch_bounds__(cuda_block_size<Kernel>(), cuda_min_blocks<Ker
         reinterpret_cast<T*>(shared + layout.prow_offset), thread_buf);
 }
 
-inline void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(
-        concat("tessera::genred (CUDA kernel): ", what, ": ", cudaGetErrorString(status)));
-  }
-}
-
 /// Launches a scheduled kernel on space's stream (`launch(stream)`), then the 2D combine kernel
 /// when it runs several chunks. The 2D partial buffer comes from the stream-ordered allocator
 /// (cudaMallocAsync), whose pool makes repeated calls cheap, and is released on the stream after
@@ -131,59 +125,47 @@ void launch_on_stream(const Kokkos::Cuda& space, Kernel& k, std::size_t batch,
   }
 }
 
-/// Runs one call through the CUDA kernel on space's stream. Returns false, having run nothing,
-/// when the per-thread buffers of run-time-sized state do not fit in shared memory.
-template <class T, class Index, class Formula, class Red, bool OuterIsI, class PG, class IG,
-          class JG, class OutputsT, class Sparsity>
-bool launch_cuda(const Kokkos::Cuda& space, const GenredOptions& options, const Shape& shape,
-                 const Formula& formula, const Red& red, int formula_dim, const PG& params,
-                 const IG& ivars, const JG& jvars, const OutputsT& outputs,
-                 const Sparsity& sparsity) {
-  constexpr bool sparse = !std::is_same_v<Sparsity, NoSparsity>;
-  using Kernel          = TiledReduceFor<Kokkos::Cuda, T, Formula, Red, OuterIsI, Index, sparse>;
-  const auto kernel     = &tiled_reduce_cuda<Kernel>;
+/// Runs one call through the CUDA kernel with reducer `red` on space's stream. Returns false,
+/// having run nothing, when the per-thread buffers of run-time-sized state do not fit in shared
+/// memory.
+template <bool OuterIsI, class Call, class Red>
+bool launch_tiled_reduce_cuda(const Kokkos::Cuda& space, const Call& call, const Red& red) {
+  using T           = typename Call::scalar_type;
+  using Index       = typename Call::index_type;
+  using Kernel      = TiledReduceFor<Kokkos::Cuda, T, typename Call::formula_type, Red, OuterIsI,
+                                Index, Call::sparse>;
+  const auto kernel = &tiled_reduce_cuda<Kernel>;
 
-  Kernel k{formula, red, params, ivars, jvars, formula_dim};
-  k.n_outer              = static_cast<int>(OuterIsI ? shape.m : shape.n);
-  k.n_inner              = static_cast<int>(OuterIsI ? shape.n : shape.m);
+  Kernel k{call.formula, red, call.params, call.ivars, call.jvars, call.formula_dim};
+  k.n_outer              = call.template n_outer<OuterIsI>();
+  k.n_inner              = call.template n_inner<OuterIsI>();
   constexpr int block    = cuda_block_size<Kernel>();
   k.team_size            = block;
-  k.out                  = output_access<T, Index>(outputs);
+  k.out                  = output_access<T, Index>(call.outputs);
   k.thread_scratch_level = 0;
+  const CudaDeviceFacts device = cuda_device_facts(space);
 
-  const int device = space.cuda_device();
-  int sms = 0, shared_max = 0;
-  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-             "multiprocessor count");
-  check_cuda(cudaDeviceGetAttribute(&shared_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-             "shared memory limit");
-
-  // Staged tile: as many inner rows as the block holds outer rows, within 16 KiB so that
-  // several blocks share a multiprocessor; the user's tile_j if given.
-  const int row_bytes     = k.inner_stride() * static_cast<int>(sizeof(T));
-  k.tile_j                = options.tile_j > 0
-                                ? options.tile_j
-                                : std::max(32, std::min(k.tile_rows(), 16384 / std::max(row_bytes, 1)));
+  // Staged tile: as many inner rows as the block holds outer rows, within the tuning's bytes
+  // and at least its minimum of rows; the user's tile_j if given.
+  const int row_bytes = k.inner_stride() * static_cast<int>(sizeof(T));
+  k.tile_j            = call.options.tile_j > 0
+                            ? call.options.tile_j
+                            : std::max(CudaTuning::genred_min_tile_rows,
+                                       std::min(k.tile_rows(), CudaTuning::genred_tile_bytes /
+                                                                   std::max(row_bytes, 1)));
   CudaSharedLayout layout = cuda_shared_layout(k);
-  while (k.tile_j > 1 && layout.total > static_cast<std::size_t>(shared_max)) {
+  while (k.tile_j > 1 && layout.total > device.shared_max) {
     k.tile_j /= 2;
     layout = cuda_shared_layout(k);
   }
-  if (layout.total > static_cast<std::size_t>(shared_max)) return false;
-  if (layout.total > 48 * 1024) {
-    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(layout.total)),
-               "raising the shared memory limit");
-  }
-  int blocks_per_sm = 0;
-  check_cuda(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, layout.total),
-      "occupancy query");
+  if (layout.total > device.shared_max) return false;
+  const int blocks_per_sm = cuda_blocks_per_multiprocessor(space, kernel, block, layout.total);
 
-  const std::size_t resident = static_cast<std::size_t>(std::max(blocks_per_sm, 1)) * sms;
-  const std::size_t league   = schedule<Kokkos::Cuda>(options, shape, sparsity, resident, k);
+  const std::size_t resident = static_cast<std::size_t>(blocks_per_sm) * device.multiprocessors;
+  const std::size_t league =
+      schedule<Kokkos::Cuda>(call.options, call.shape, call.sparsity, resident, k);
   if (league == 0) return true;
-  launch_on_stream(space, k, shape.batch, [&](cudaStream_t stream) {
+  launch_on_stream(space, k, call.shape.batch, [&](cudaStream_t stream) {
     kernel<<<static_cast<unsigned>(league), block, layout.total, stream>>>(k, layout);
   });
   return true;
@@ -192,4 +174,3 @@ bool launch_cuda(const Kokkos::Cuda& space, const GenredOptions& options, const 
 }  // namespace Impl
 }  // namespace tessera
 
-#endif  // TESSERA_ENABLE_CUDA_KERNELS

@@ -1,0 +1,100 @@
+// Which kernel runs a validated Genred call (the dispatch layer, as Kokkos Kernels' *_spec.hpp
+// and CUB's dispatch layer).
+//
+// dispatch() instantiates the call's reducer (reduction, scalar type, formula dimension and
+// summation) and its direction (over j or over i), then launch() offers the call to the
+// backend's hand-written kernels, GenredBackend<ExecSpace>, and runs the portable TeamPolicy
+// kernel (portable_launch.hpp) when they decline it or options.implementation asks for it.
+//
+// GenredBackend<ExecSpace> is a trait: the primary template below has no kernels; a backend
+// with hand-written kernels specialises it in a file of its own under impl/<backend>/, included
+// at the end of this file under that backend's configuration macro (today impl/cuda/, for
+// Kokkos::Cuda). A HIP or SYCL backend is one new file and one include line.
+#pragma once
+
+#include <tessera/core/errors.hpp>
+#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/genred/impl/genred_call.hpp>
+#include <tessera/genred/impl/portable_launch.hpp>
+#include <tessera/genred/impl/reducers.hpp>
+#include <tessera/genred/options.hpp>
+
+#include <type_traits>
+
+namespace tessera {
+namespace Impl {
+
+/// The hand-written kernels of the backend of ExecSpace. Specialisations provide
+///   static constexpr bool available = true;
+///   template <bool OuterIsI, class Call, class Red>
+///   static bool launch(const ExecSpace&, const Call&, const Red&);
+/// which runs the call and returns true, or returns false, having run nothing, when its kernels
+/// cannot take the call (the portable kernel then runs it).
+template <class ExecSpace>
+struct GenredBackend {
+  static constexpr bool available = false;
+  template <bool OuterIsI, class Call, class Red>
+  static bool launch(const ExecSpace&, const Call&, const Red&) {
+    return false;
+  }
+};
+
+/// Runs the call with reducer `red` over j (OuterIsI) or over i: the backend's kernels unless
+/// options.implementation is portable, else (or if they decline) the portable kernel.
+template <bool OuterIsI, class ExecSpace, class Call, class Red>
+void launch(const ExecSpace& space, const Call& call, const Red& red) {
+  if (call.template n_outer<OuterIsI>() == 0 || call.shape.batch == 0) return;
+  const Implementation implementation = call.options.implementation;
+  if (implementation != Implementation::portable &&
+      GenredBackend<ExecSpace>::template launch<OuterIsI>(space, call, red)) {
+    return;
+  }
+  require(implementation != Implementation::cuda, "genred",
+          "Implementation::cuda: the per-thread buffers of this call's run-time sizes do not fit "
+          "in the CUDA kernel's shared memory (Implementation::automatic falls back to the "
+          "portable kernel)");
+  launch_portable<OuterIsI>(space, call, red);
+}
+
+/// Instantiates the reducer of `reduction` for the call (summation variant, compile-time
+/// formula dimension) and launches it in the direction of options.axis.
+template <class ExecSpace, class Call, class Reduction>
+void dispatch(const ExecSpace& space, const Call& call, const Reduction& reduction) {
+  using T             = typename Call::scalar_type;
+  constexpr int FD    = Call::formula_type::out_dim;
+  const auto run_with = [&](auto summation_tag) {
+    constexpr Summation S = decltype(summation_tag)::value;
+    const auto red        = make_reducer<Reduction, T, FD, S>(reduction, call.formula_dim);
+    if (call.options.axis == Axis::j) {
+      launch<true>(space, call, red);
+    } else {
+      launch<false>(space, call, red);
+    }
+  };
+  using Direct = std::integral_constant<Summation, Summation::direct>;
+  using Block  = std::integral_constant<Summation, Summation::block_sum>;
+  using Kahan  = std::integral_constant<Summation, Summation::kahan>;
+  if constexpr (uses_summation<Reduction>) {
+    switch (call.options.summation) {
+      case Summation::direct:
+        run_with(Direct{});
+        break;
+      case Summation::kahan:
+        run_with(Kahan{});
+        break;
+      default:
+        run_with(Block{});
+        break;
+    }
+  } else {
+    run_with(Block{});  // the summation option does not change min/max arithmetic
+  }
+}
+
+}  // namespace Impl
+}  // namespace tessera
+
+// ---- backends with hand-written kernels (each specialises GenredBackend in its own file)
+#if defined(TESSERA_ENABLE_CUDA_KERNELS)
+#include <tessera/genred/impl/cuda/cuda_backend.hpp>
+#endif
