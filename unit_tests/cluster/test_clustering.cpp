@@ -258,6 +258,31 @@ TYPED_TEST(Clustering, SortClustersRejectsBadInputWithoutWriting) {
     EXPECT_EQ(h_ok(i), 3.0f) << "written before the exception";
 }
 
+// The Views sort_clusters permutes share memory neither with labels nor with one another
+// (documented; a shared row would be permuted twice).
+TYPED_TEST(Clustering, SortClustersRejectsAliasedViews) {
+  using Space = TypeParam;
+  using Mem   = typename Space::memory_space;
+  auto labels = int_view<Space>({2, 1, 0, 1});
+  Kokkos::View<float*, Mem> a("a", 4);
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> both("both", 4, 2);
+  Kokkos::deep_copy(a, 3.0f);
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::sort_clusters(Space(), labels, labels); },
+      {"tessera::sort_clusters: views[0] shares memory with labels"});
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::sort_clusters(Space(), labels, a, a); },
+      {"tessera::sort_clusters: views[0] shares memory with views[1]"});
+  auto column0 = Kokkos::subview(both, Kokkos::ALL, 0);
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::sort_clusters(Space(), labels, a, both, column0); },
+      {"tessera::sort_clusters: views[1] shares memory with views[2]"});
+  EXPECT_EQ(host_ints(labels), (std::vector<int>{2, 1, 0, 1}));
+  auto h_a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(h_a(i), 3.0f) << "written before the exception";
+}
+
 // ------------------------------------------------------------------ cluster_ranges_centroids
 
 /// Host reference of cluster_ranges_centroids for sorted labels (w empty: unit weights).

@@ -180,4 +180,28 @@ TYPED_TEST(PermuteRows, RejectsBadInputBeforeWriting) {
     ASSERT_EQ(e, 9.0) << "written before the exception";
 }
 
+// A View permuted in place must not share memory with perm; unpermute_rows' out shares memory
+// with neither sorted nor perm (documented; each would read rows it has overwritten).
+TYPED_TEST(PermuteRows, RejectsAliasedArguments) {
+  using Space = TypeParam;
+  using Mem   = typename Space::memory_space;
+  auto perm   = int_view<Space>({1, 0, 3, 2});
+  Kokkos::View<int*, Mem> ints("ints", 4), out("out", 4);
+  Kokkos::deep_copy(ints, 9);
+  Kokkos::deep_copy(out, 9);
+  expect_rejected<std::invalid_argument>([&] { tessera::permute_rows(Space(), perm, perm); },
+                                         {"tessera::permute_rows: view shares memory with perm"});
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::unpermute_rows(Space(), perm, ints, ints); },
+      {"tessera::unpermute_rows: out shares memory with sorted"});
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::unpermute_rows(Space(), perm, ints, perm); },
+      {"tessera::unpermute_rows: out shares memory with perm"});
+  EXPECT_EQ(host_ints(perm), (std::vector<int>{1, 0, 3, 2}));
+  EXPECT_EQ(host_ints(ints), (std::vector<int>{9, 9, 9, 9}));
+  // disjoint Views: accepted
+  tessera::unpermute_rows(Space(), perm, ints, out);
+  EXPECT_EQ(host_ints(out), (std::vector<int>{9, 9, 9, 9}));
+}
+
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/memory_overlap.hpp>
 #include <tessera/core/sorted_search.hpp>
 #include <tessera/cluster/block_sparse_ranges.hpp>
 #include <tessera/cluster/permute_rows.hpp>
@@ -478,6 +479,26 @@ ClusterLabels<typename ExecSpace::memory_space> grid_cluster(const ExecSpace& sp
   return result;
 }
 
+namespace Impl {
+/// sort_clusters' Views share memory neither with labels nor with one another (views[v] in the
+/// message is the v-th View after labels).
+template <class Labels, class... Views>
+void require_views_apart(const char* fn, const Labels& labels, const Views&... views) {
+  int v = 0;
+  const auto apart_from_later = [&](const auto& view) {
+    const int self = v++;
+    require(!views_share_memory(view, labels), fn,
+            concat("views[", self, "] shares memory with labels"));
+    int w = 0;
+    ((w++ > self ? require(!views_share_memory(view, views), fn,
+                           concat("views[", self, "] shares memory with views[", w - 1, "]"))
+                 : void()),
+     ...);
+  };
+  (apart_from_later(views), ...);
+}
+}  // namespace Impl
+
 /// Sorts points by cluster. Computes the stable permutation perm that sorts `labels`
 /// (perm(k) = original index of the point that lands at position k; equal labels keep their
 /// index order), sorts `labels` in place, and applies permute_rows(space, perm, v) to every View
@@ -519,6 +540,7 @@ Kokkos::View<int*, typename ExecSpace::memory_space> sort_clusters(const ExecSpa
                        labels.extent(0)),
    ...);
   (Impl::require_int_extent(fn, "view columns", Impl::row_width(views)), ...);
+  Impl::require_views_apart(fn, labels, views...);
   const int n = static_cast<int>(labels.extent(0));
   Kokkos::View<int*, Mem> perm(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
                                                   std::string("tessera::cluster::cluster_perm")),

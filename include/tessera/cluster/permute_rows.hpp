@@ -7,6 +7,7 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/core/memory_overlap.hpp>
 #include <tessera/core/value_bounds.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -140,8 +141,8 @@ void gather_rows_in_place(const ExecSpace& space, const Perm& perm, const View& 
 /// of a sorted cloud.
 /// Pre-conditions: view is a rank-1 or rank-2 View (any layout, trivially copyable non-const
 /// value type) with n = view.extent(0) <= INT_MAX rows; perm is a rank-1 integer View with
-/// perm.extent(0) == n and values in [0, n) (both checked: std::invalid_argument, before
-/// anything is written). perm should be a permutation: repeated values are not detected (they
+/// perm.extent(0) == n and values in [0, n), not sharing memory with view (all checked:
+/// std::invalid_argument, before anything is written). perm should be a permutation: repeated values are not detected (they
 /// duplicate rows and lose others; the caller's responsibility). Both must be accessible from
 /// `space`.
 /// Complexity: O(n * width) work, a temporary copy of `view` (n * width values) allocated on
@@ -158,6 +159,7 @@ void permute_rows(const ExecSpace& space, const Perm& perm, const View& view) {
   const char* fn = "permute_rows";
   Impl::require_int_extent(fn, "view", view.extent(0));
   Impl::require_int_extent(fn, "view columns", Impl::row_width(view));
+  Impl::require(!Impl::views_share_memory(view, perm), fn, "view shares memory with perm");
   Impl::check_permutation(space, fn, perm, view.extent(0));
   Impl::gather_rows_in_place(space, perm, view);
 }
@@ -165,8 +167,8 @@ void permute_rows(const ExecSpace& space, const Perm& perm, const View& view) {
 /// The inverse of permute_rows: out(perm(k), :) = sorted(k, :) for k in [0, n), to bring results
 /// computed on sorted points back to the original order (with perm from sort_clusters).
 /// Pre-conditions: sorted and out are rank-1 or rank-2 Views of the same rank (any layouts,
-/// trivially copyable value types; out non-const) with equal extents, n <= INT_MAX rows; they
-/// must not overlap. perm as for permute_rows: extent n, values in [0, n) (checked:
+/// trivially copyable value types; out non-const) with equal extents, n <= INT_MAX rows; out
+/// shares memory with neither sorted nor perm (checked). perm as for permute_rows: extent n, values in [0, n) (checked:
 /// std::invalid_argument, before anything is written); with repeated values some rows of out
 /// are written twice (which one wins is unspecified) and others not at all.
 /// Complexity: O(n * width) work, no temporary. Fences once (the range check of perm).
@@ -189,6 +191,8 @@ void unpermute_rows(const ExecSpace& space, const Perm& perm, const Src& sorted,
   Impl::require_int_extent(fn, "sorted columns", Impl::row_width(sorted));
   Impl::require_equal(fn, "out", "rows", out.extent(0), sorted.extent(0));
   Impl::require_equal(fn, "out", "columns", Impl::row_width(out), Impl::row_width(sorted));
+  Impl::require(!Impl::views_share_memory(out, sorted), fn, "out shares memory with sorted");
+  Impl::require(!Impl::views_share_memory(out, perm), fn, "out shares memory with perm");
   Impl::check_permutation(space, fn, perm, sorted.extent(0));
   Impl::move_rows(space, "tessera::cluster::unpermute_rows", out, sorted,
                   Impl::PermutedRows<Perm>{perm}, Impl::IdentityRows{});
