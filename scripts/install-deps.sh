@@ -2,6 +2,8 @@
 # Installs the Debian 12 packages Tessera needs to build, test and benchmark (idempotent).
 set -euo pipefail
 
+# Kokkos Kernels is optional (TESSERA_ENABLE_KOKKOSKERNELS, for the fused-sequence module's
+# references); the tests configure with it so that finding it stays tested.
 packages=(cmake ninja-build g++ libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
           libgtest-dev libbenchmark-dev)
 missing=()

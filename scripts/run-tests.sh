@@ -8,7 +8,8 @@ build=${TESSERA_BUILD_DIR:-$root/build}
 bash "$root/scripts/install-deps.sh"
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DTESSERA_ENABLE_TESTS=ON -DTESSERA_ENABLE_EXAMPLES=ON -DTESSERA_ENABLE_BENCHMARKS=ON
+  -DTESSERA_ENABLE_TESTS=ON -DTESSERA_ENABLE_EXAMPLES=ON -DTESSERA_ENABLE_BENCHMARKS=ON \
+  -DTESSERA_ENABLE_KOKKOSKERNELS=ON
 cmake --build "$build" -j "$(nproc)"
 (cd "$build" && ctest --output-on-failure)
 

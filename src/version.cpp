@@ -15,9 +15,6 @@ void print_configuration(std::ostream& os) {
   os << "Tessera " << version() << " built against Kokkos " << KOKKOS_VERSION / 10000 << "."
      << KOKKOS_VERSION / 100 % 100 << "." << KOKKOS_VERSION % 100
      << "; default execution space: " << Kokkos::DefaultExecutionSpace::name()
-#ifdef TESSERA_HAVE_KOKKOSKERNELS
-     << "; Kokkos Kernels linked"
-#endif
      << "\n";
 }
 
