@@ -79,9 +79,15 @@ function(tessera_kokkos_sources)
 endfunction()
 
 # An executable whose sources include Kokkos: compiled in the right language, linked to tessera.
-# Under nvcc, a call from device code to a host-only function is an error, not a warning.
 function(tessera_add_executable name)
   add_executable(${name} ${ARGN})
+  tessera_kokkos_target(${name} ${ARGN})
+endfunction()
+
+# Compiles `sources` of the existing target `name` (defined in the calling directory) in the
+# right language and links it to tessera. Under nvcc, a call from device code to a host-only
+# function is an error, not a warning.
+function(tessera_kokkos_target name)
   tessera_kokkos_sources(${ARGN})
   target_link_libraries(${name} PRIVATE Tessera::tessera)
   if(TESSERA_KOKKOS_LANGUAGE STREQUAL "CUDA")
