@@ -60,6 +60,17 @@ macro(tessera_find_kokkoskernels)
   endif()
 endmacro()
 
+# Sets `out` to ON when the Kokkos found by tessera_find_kokkos has the CUDA backend. Both kinds
+# of install set Kokkos_DEVICES (e.g. "SERIAL;CUDA"); Kokkos 4 also sets Kokkos_ENABLE_CUDA.
+function(tessera_kokkos_has_cuda out)
+  string(TOUPPER "${Kokkos_DEVICES}" devices)
+  if(Kokkos_ENABLE_CUDA OR "CUDA" IN_LIST devices)
+    set(${out} ON PARENT_SCOPE)
+  else()
+    set(${out} OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
 # Marks sources that include Kokkos as CUDA when Kokkos was built as a CMake CUDA language.
 function(tessera_kokkos_sources)
   if(TESSERA_KOKKOS_LANGUAGE STREQUAL "CUDA")
@@ -68,9 +79,15 @@ function(tessera_kokkos_sources)
 endfunction()
 
 # An executable whose sources include Kokkos: compiled in the right language, linked to tessera.
-# Under nvcc, a call from device code to a host-only function is an error, not a warning.
 function(tessera_add_executable name)
   add_executable(${name} ${ARGN})
+  tessera_kokkos_target(${name} ${ARGN})
+endfunction()
+
+# Compiles `sources` of the existing target `name` (defined in the calling directory) in the
+# right language and links it to tessera. Under nvcc, a call from device code to a host-only
+# function is an error, not a warning.
+function(tessera_kokkos_target name)
   tessera_kokkos_sources(${ARGN})
   target_link_libraries(${name} PRIVATE Tessera::tessera)
   if(TESSERA_KOKKOS_LANGUAGE STREQUAL "CUDA")

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything (library, tests, examples, benchmarks), runs the
+# Installs what is missing, checks the formatting (scripts/check-format.sh), builds everything
+# (library, tests including the self-contained header check, examples, benchmarks), runs the
 # unit tests, then installs Tessera and builds and runs a separate find_package(Tessera) project.
+# A formatting failure is reported first but does not stop the rest; the script then exits 1.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TESSERA_BUILD_DIR:-$root/build}
 bash "$root/scripts/install-deps.sh"
 
+format_ok=1
+bash "$root/scripts/check-format.sh" || format_ok=0
+
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DTESSERA_ENABLE_TESTS=ON -DTESSERA_ENABLE_EXAMPLES=ON -DTESSERA_ENABLE_BENCHMARKS=ON
+  -DTESSERA_ENABLE_TESTS=ON -DTESSERA_ENABLE_EXAMPLES=ON -DTESSERA_ENABLE_BENCHMARKS=ON \
+  -DTESSERA_ENABLE_KOKKOSKERNELS=ON
 cmake --build "$build" -j "$(nproc)"
 (cd "$build" && ctest --output-on-failure)
 
@@ -19,3 +25,8 @@ cmake -S "$root/unit_tests/install_consumer" -B "$consumer" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$consumer"
 "$consumer/tessera_consumer"
+
+if [ "$format_ok" -ne 1 ]; then
+  echo "run-tests: everything else passed, but scripts/check-format.sh failed (see its list above)"
+  exit 1
+fi

@@ -17,11 +17,9 @@
 #define TESSERA_KOKKOS_MATH_NAMESPACE Kokkos::Experimental
 #endif
 
-// The hand-written CUDA kernels need a Kokkos 4 built with CUDA and a CUDA compiler pass.
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__) && defined(KOKKOS_VERSION) && \
-    KOKKOS_VERSION >= 40000
-#define TESSERA_ENABLE_CUDA_KERNELS 1
-#endif
+// TESSERA_ENABLE_CUDA_KERNELS (the hand-written CUDA kernels: Kokkos 4 with CUDA), decided once
+// at configure time.
+#include <tessera/core/config.hpp>
 
 // Loop unrolling hints for the innermost tile loops (nvcc, clang and gcc spell them
 // differently): TESSERA_UNROLL(n) by a literal factor, TESSERA_UNROLL_FULL for loops with a

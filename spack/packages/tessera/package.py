@@ -3,8 +3,9 @@ from spack.package import *
 
 
 class Tessera(CMakePackage):
-    """Tiled map-reduce, block-sparse reductions, pairwise block engine, fused map/reduce
-    sequences and interval primitives for Kokkos applications."""
+    """Genred tiled map-reduce (KeOps-style kernel sums, k-nearest neighbours, log-sum-exp),
+    block-sparse reductions with clustering helpers, and interval primitives (scan,
+    load-balancing search, interval expand/move/gather/scatter) for Kokkos applications."""
 
     homepage = "https://example.invalid/tessera"
     git = "https://example.invalid/tessera.git"
@@ -14,8 +15,17 @@ class Tessera(CMakePackage):
 
     version("main", branch="main")
 
-    variant("cuda", default=False, description="Build against a CUDA-enabled Kokkos")
-    variant("kokkoskernels", default=True, description="Link Kokkos Kernels")
+    variant(
+        "cuda",
+        default=False,
+        description="Build against a Kokkos 4 with CUDA (Tessera's CUDA kernels need Kokkos 4)",
+    )
+    variant(
+        "kokkoskernels",
+        default=False,
+        description="Find Kokkos Kernels, for the (future) fused-sequence module's unfused "
+        "references; nothing uses it yet",
+    )
     variant("tests", default=False, description="Build the unit tests")
     variant("benchmarks", default=False, description="Build the benchmarks in perf/")
     variant("examples", default=False, description="Build the example programs")
@@ -23,7 +33,7 @@ class Tessera(CMakePackage):
     depends_on("cmake@3.16:", type="build")
     depends_on("cxx", type="build")
     depends_on("kokkos@3.4:")
-    depends_on("kokkos+cuda+cuda_lambda", when="+cuda")
+    depends_on("kokkos@4: +cuda +cuda_lambda", when="+cuda")
     depends_on("kokkos-kernels@3.4:", when="+kokkoskernels")
     depends_on("kokkos-kernels+cuda", when="+kokkoskernels+cuda")
     depends_on("googletest", when="+tests")
