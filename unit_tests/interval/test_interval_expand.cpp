@@ -203,4 +203,37 @@ TYPED_TEST(IntervalExpand, RejectsBadExtents) {
   EXPECT_EQ(host_vector(out), (std::vector<int>{1, 1, 3, 3, 3, 4}));
 }
 
+// An out sharing memory with values or offsets is rejected before any write: with one count of
+// 5000 among 5001 intervals, an out over the values gave half of the output wrong.
+TYPED_TEST(IntervalExpand, RejectsOutputSharingMemory) {
+  using Space = TypeParam;
+  using Mem   = typename Space::memory_space;
+  const int n = 5001;
+  std::vector<int> counts(n, 0), values(n);
+  counts[n / 2] = 5000;
+  std::iota(values.begin(), values.end(), 0);
+  std::int64_t total = 0;
+  const auto offsets = tessera_test::scan_counts<Space>(counts, total);
+  ASSERT_EQ(total, 5000);
+  Kokkos::View<int*, Mem> shared("shared", n);
+  Kokkos::deep_copy(shared, device_view<int, Space>(values));
+  tessera_test::expect_throws_with<std::invalid_argument>(
+      [&] { tessera::interval_expand(Space(), total, offsets, shared, shared); },
+      "tessera::interval_expand: out shares memory with values");
+  auto tail = Kokkos::subview(shared, std::make_pair(1, n));  // partial overlap
+  tessera_test::expect_throws_with<std::invalid_argument>(
+      [&] { tessera::interval_expand(Space(), total, offsets, shared, tail); },
+      "tessera::interval_expand: out shares memory with values");
+  tessera_test::expect_throws_with<std::invalid_argument>(
+      [&] {
+        tessera::interval_expand(Space(), total, offsets, device_view<int, Space>(values), offsets);
+      },
+      "tessera::interval_expand: out shares memory with offsets");
+  EXPECT_EQ(host_vector(shared), values);
+  // a separate out: the value of the one non-empty interval, 5000 times
+  Kokkos::View<int*, Mem> out("out", 5000);
+  tessera::interval_expand(Space(), total, offsets, shared, out);
+  EXPECT_EQ(host_vector(out), std::vector<int>(5000, n / 2));
+}
+
 }  // namespace

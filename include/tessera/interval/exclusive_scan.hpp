@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/core/memory_overlap.hpp>
 #include <tessera/core/value_bounds.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -39,7 +40,7 @@ struct ExclusiveScanCounts {
 ///
 /// counts and offsets are rank-1 integer Views of the same extent, accessible from `space`.
 /// Throws before writing anything: std::invalid_argument for a negative count (naming the
-/// first one) or mismatched extents; std::length_error when the total does not fit the offsets'
+/// first one), mismatched extents or offsets sharing memory with counts; std::length_error when the total does not fit the offsets'
 /// value type or 64 bits, or n exceeds 2^31 - 1. Three passes over the counts (bounds, total,
 /// scan), one over the offsets; no allocation.
 template <class ExecSpace, class Counts, class Offsets>
@@ -63,6 +64,8 @@ std::int64_t exclusive_scan(const ExecSpace& space, const Counts& counts, const 
   const std::size_t n = counts.extent(0);
   Impl::require_int_extent(fn, "counts", n);
   Impl::require_equal(fn, "offsets", "extent", offsets.extent(0), n);
+  Impl::require(!Impl::views_share_memory(offsets, counts), fn,
+                "offsets shares memory with counts (the scan is not in place)");
   if (n == 0) return 0;
   const int ni = static_cast<int>(n);
 

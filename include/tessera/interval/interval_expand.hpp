@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/core/memory_overlap.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
 #include <tessera/interval/interval_options.hpp>
 
@@ -30,8 +31,9 @@ struct ExpandValue {
 /// where offsets is the exclusive scan of the counts (exclusive_scan returns total).
 ///
 /// values and out are rank-1 Views of the same trivially copyable type (int, double, structs),
-/// values of extent n = offsets.extent(0), out of extent >= total. Throws before any write on
-/// mismatched extents and, with options.check (the default; one pass and a fence), on offsets
+/// values of extent n = offsets.extent(0), out of extent >= total, sharing memory with neither
+/// values nor offsets. Throws before any write on mismatched extents, an out sharing memory with
+/// values or offsets, and, with options.check (the default; one pass and a fence), on offsets
 /// that do not start at 0, decrease or exceed total. Load balanced by load_balancing_search's
 /// merge path: any distribution of counts costs O(total + n). workspace (optional): memory
 /// reused across calls (IntervalWorkspace).
@@ -56,6 +58,10 @@ void interval_expand(const ExecSpace& space, std::int64_t total, const Offsets& 
   Impl::require(total < 0 || out.extent(0) >= static_cast<std::size_t>(total), fn,
                 Impl::concat("out is too short (got extent ", out.extent(0),
                              ", expected at least total = ", total, ")"));
+  static_assert(Kokkos::is_view<Offsets>::value,
+                "tessera::interval_expand: offsets must be a Kokkos View");
+  Impl::require(!Impl::views_share_memory(out, values), fn, "out shares memory with values");
+  Impl::require(!Impl::views_share_memory(out, offsets), fn, "out shares memory with offsets");
   const Impl::ExpandValue<Values, Out> op{values, out};
   const IntervalTile tile = Impl::interval_tile(space, fn, total, offsets, op, options.tile);
   Impl::check_offsets(space, fn, total, offsets, options);

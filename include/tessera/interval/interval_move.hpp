@@ -114,9 +114,10 @@ void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
   const std::size_t n = offsets.extent(0);
   require_sequence_length(fn, "gather", gather, n);
   require_sequence_length(fn, "scatter", scatter, n);
-  require(!sequences_share_memory(output, input) && !sequences_share_memory(output, gather) &&
-              !sequences_share_memory(output, scatter) && !sequences_share_memory(output, offsets),
-          fn, "output shares memory with input, gather, scatter or offsets");
+  require(!sequences_share_memory(output, input), fn, "output shares memory with input");
+  require(!sequences_share_memory(output, gather), fn, "output shares memory with gather");
+  require(!sequences_share_memory(output, scatter), fn, "output shares memory with scatter");
+  require(!sequences_share_memory(output, offsets), fn, "output shares memory with offsets");
   const auto input_extent  = static_cast<std::int64_t>(input.extent(0));
   const auto output_extent = static_cast<std::int64_t>(output.extent(0));
   const MoveItems<Gather, Scatter, Input, Output> op(gather, scatter, input, output);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/core/memory_overlap.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
 #include <tessera/interval/interval_options.hpp>
 
@@ -34,10 +35,11 @@ struct StoreOwner {
 ///
 /// Each team takes the same number of (items + intervals) on the merge path of the items and
 /// the offsets, so any distribution of counts (runs of zeros, one huge interval) balances.
-/// owner is a writable rank-1 integer View of extent >= total. Throws before any write: total
-/// outside [0, 2^31 - 1], owner too short, and (options.check, the default: one pass over the
+/// owner is a writable rank-1 integer View of extent >= total, sharing no memory with offsets.
+/// Throws before any write: total outside [0, 2^31 - 1], owner too short or sharing memory with
+/// offsets, and (options.check, the default: one pass over the
 /// offsets and a fence) offsets that do not start at 0, decrease, or exceed total.
-/// O(total + n) work; 16 bytes of memory per piece of options.tile.items_per_team merge-path
+/// O(total + n) work; 8 bytes of memory per piece of options.tile.items_per_team merge-path
 /// entries, allocated for the call or taken from workspace (IntervalWorkspace).
 template <class ExecSpace, class Offsets, class Owner>
 void load_balancing_search(const ExecSpace& space, std::int64_t total, const Offsets& offsets,
@@ -61,6 +63,10 @@ void load_balancing_search(const ExecSpace& space, std::int64_t total, const Off
                         static_cast<std::uint64_t>(std::numeric_limits<OwnerValue>::max()),
                 fn,
                 Impl::concat("owner's value type cannot hold interval ", offsets.extent(0) - 1));
+  static_assert(Kokkos::is_view<Offsets>::value,
+                "tessera::load_balancing_search: offsets must be a Kokkos View");
+  Impl::require(!Impl::views_share_memory(owner, offsets), fn,
+                "owner shares memory with offsets");
   const Impl::StoreOwner<Owner> op{owner};
   const IntervalTile tile = Impl::interval_tile(space, fn, total, offsets, op, options.tile);
   Impl::check_offsets(space, fn, total, offsets, options);

@@ -3,6 +3,8 @@
 // counting_iterator), which a View would only spend memory and bandwidth on.
 #pragma once
 
+#include <tessera/core/memory_overlap.hpp>
+
 #include <tessera/core/errors.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -88,11 +90,7 @@ void require_sequence_length(const char* fn, const char* name, const S& s, std::
 template <class A, class B>
 bool sequences_share_memory(const A& a, const B& b) {
   if constexpr (Kokkos::is_view<A>::value && Kokkos::is_view<B>::value) {
-    const auto a0 = reinterpret_cast<std::uintptr_t>(a.data());
-    const auto b0 = reinterpret_cast<std::uintptr_t>(b.data());
-    const auto a1 = a0 + a.span() * sizeof(typename A::value_type);
-    const auto b1 = b0 + b.span() * sizeof(typename B::value_type);
-    return a.span() > 0 && b.span() > 0 && a0 < b1 && b0 < a1;
+    return views_share_memory(a, b);
   } else {
     return false;
   }
