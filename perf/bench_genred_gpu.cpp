@@ -222,8 +222,8 @@ Case arg_k_min(const std::string& name, int m, int n) {
 /// Dense and 10%-of-tiles block-sparse Gaussian convolution on the same clustered data.
 template <Distance Dist>
 std::vector<Case> block_sparse(int n) {
-  auto& p       = tessera_perf::problem(n);
-  const auto& r = p.pattern(10);
+  auto& p                  = tessera_perf::problem(n);
+  const auto& r            = p.pattern(10);
   const auto k             = tessera::GaussianKernel<3, 1, Dist>(0.05);
   const std::string suffix = suffix_of(Dist);
   Case dense, sparse;

@@ -42,8 +42,8 @@ struct NoTeamWork {
 /// they ask of the portable kernel at it: genred rejects a larger options.team_size.
 template <class Space>
 int largest_team() {
-  return Kokkos::TeamPolicy<Space>(Space(), 1, 1).team_size_max(NoTeamWork<Space>{},
-                                                                Kokkos::ParallelForTag());
+  return Kokkos::TeamPolicy<Space>(Space(), 1, 1)
+      .team_size_max(NoTeamWork<Space>{}, Kokkos::ParallelForTag());
 }
 
 /// Default genred options with test_implementation().

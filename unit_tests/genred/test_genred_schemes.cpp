@@ -497,8 +497,8 @@ struct ProductAndWeight {
 template <class Space, class T>
 void check_infinite_terms(const std::vector<double>& f, const std::vector<double>& g,
                           double softmax_mean, const std::string& what) {
-  using Mem      = typename Space::memory_space;
-  const int n    = static_cast<int>(f.size());
+  using Mem        = typename Space::memory_space;
+  const int n      = static_cast<int>(f.size());
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> yg;
   for (int j = 0; j < n; ++j) {
@@ -520,10 +520,10 @@ void check_infinite_terms(const std::vector<double>& f, const std::vector<double
       Kokkos::View<T**, Mem> lse("lse", 1, 2), weighted("weighted", 1, 1), soft("soft", 1, 1);
       tessera::genred(Space(), tessera::LogSumExp{}, ProductAndWeight{}, tessera::i_vars(x),
                       tessera::j_vars(y), lse, opt);
-      tessera::genred(Space(), tessera::LogSumExpWeighted{}, ProductAndWeight{},
-                      tessera::i_vars(x), tessera::j_vars(y), weighted, opt);
-      tessera::genred(Space(), tessera::SumSoftMaxWeight{}, ProductAndWeight{},
-                      tessera::i_vars(x), tessera::j_vars(y), soft, opt);
+      tessera::genred(Space(), tessera::LogSumExpWeighted{}, ProductAndWeight{}, tessera::i_vars(x),
+                      tessera::j_vars(y), weighted, opt);
+      tessera::genred(Space(), tessera::SumSoftMaxWeight{}, ProductAndWeight{}, tessera::i_vars(x),
+                      tessera::j_vars(y), soft, opt);
       EXPECT_EQ(tessera_test::host_rows(lse)[0], inf) << where << " LogSumExp";
       EXPECT_EQ(tessera_test::host_rows(weighted)[0], inf) << where << " LogSumExpWeighted";
       EXPECT_NEAR(tessera_test::host_rows(soft)[0], softmax_mean, 1e-6)
@@ -537,8 +537,7 @@ TYPED_TEST(GenredSchemes, InfiniteTermsGiveInfinityNotNaN) {
   const double inf = std::numeric_limits<double>::infinity();
   // every term +inf: the weights' mean is the softmax-weighted sum
   check_infinite_terms<Space, float>({inf, inf, inf, inf, inf}, {1, 2, 3, 4, 5}, 3.0, "all +inf");
-  check_infinite_terms<Space, double>({inf, inf, inf, inf, inf}, {1, 2, 3, 4, 5}, 3.0,
-                                      "all +inf");
+  check_infinite_terms<Space, double>({inf, inf, inf, inf, inf}, {1, 2, 3, 4, 5}, 3.0, "all +inf");
   // +inf among finite terms (and -inf, which adds nothing): only the +inf terms carry weight
   check_infinite_terms<Space, float>({0.5, inf, -inf, 2.0, inf, 1.0, inf}, {9, 1, 9, 9, 2, 9, 6},
                                      3.0, "some +inf");

@@ -546,10 +546,10 @@ void call_dynamic_distance(const View2<Space>& x, const View2<Space>& y, const V
 // Run-time dimensions of x and y must agree for the built-in formulas that compare points: 3
 // against 4 would silently use 3, 4 against 3 would read past each y row.
 TYPED_TEST(GenredValidation, DynamicDimensionsMustAgree) {
-  using Space = TypeParam;
+  using Space   = TypeParam;
   const auto x3 = filled<Space>("x3", M, 3, 11), x4 = filled<Space>("x4", M, 4, 12);
   const auto y3 = filled<Space>("y3", N, 3, 13), y4 = filled<Space>("y4", N, 4, 14);
-  auto out      = poisoned<Space>(M, 1);
+  auto out = poisoned<Space>(M, 1);
   expect_rejected<std::invalid_argument>(
       [&] { call_dynamic_distance<Space>(x3, y4, out); },
       {"tessera::genred: ", "j_vars[0] dimension (got 4, expected 3", "i_vars[0]"});
@@ -632,7 +632,8 @@ TYPED_TEST(GenredValidation, OutputSharingMemoryWithAnInput) {
                                          {"tessera::genred: ", "out shares memory with j_vars[0]"});
   // values and indices over one allocation
   auto values = poisoned<Space>(M, 1);
-  using Alias = Kokkos::View<int**, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Alias =
+      Kokkos::View<int**, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Alias indices(reinterpret_cast<int*>(values.data()), M, 1);
   expect_rejected<std::invalid_argument>(
       [&] {

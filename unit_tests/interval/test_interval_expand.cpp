@@ -30,10 +30,10 @@ TYPED_TEST_SUITE(IntervalExpand, tessera_test::ExecutionSpaces);
 
 // The seed's IntervalExpand demonstration: 20 Fibonacci values, its printed expanded data.
 TYPED_TEST(IntervalExpand, SeedDemonstration) {
-  using Space                   = TypeParam;
+  using Space                     = TypeParam;
   const std::vector<int> counts   = tessera_test::seed_expand_counts();
-  const std::vector<int> values = {1,  1,   2,   3,   5,   8,   13,   21,   34,   55,
-                                   89, 144, 233, 377, 610, 987, 1597, 2584, 4181, 6765};
+  const std::vector<int> values   = {1,  1,   2,   3,   5,   8,   13,   21,   34,   55,
+                                     89, 144, 233, 377, 610, 987, 1597, 2584, 4181, 6765};
   const std::vector<int> expanded = {
       1,    1,    1,    1,    1,    1,    1,    2,    2,    2,   2,   2,   2,   2,    3,
       3,    3,    3,    3,    3,    3,    3,    3,    3,    3,   3,   3,   3,   3,    3,

@@ -224,8 +224,8 @@ TYPED_TEST(IntervalMove, RegroupsByDestinationWindow) {
       const std::vector<int> o = host_vector(r.offsets), g = host_vector(r.gather),
                              d = host_vector(r.scatter);
       const auto ends        = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.reserved);
-      const int window_shift   = tessera::Impl::regroup_window_shift<Space>(regions, n);
-      const int chunk          = tessera::Impl::regroup_sort_chunk<Space>(regions, n);
+      const int window_shift = tessera::Impl::regroup_window_shift<Space>(regions, n);
+      const int chunk        = tessera::Impl::regroup_sort_chunk<Space>(regions, n);
       std::vector<std::array<int, 3>> given, regrouped;
       bool sorted     = true;  // by region (not sorts), or by window within each chunk
       int last_region = 0;

@@ -7,9 +7,9 @@
 // sorted and disjoint. For i in segment q,
 //   a_i = Reduction over j in the union of the segment's j-ranges of F(p, x_i, y_j),
 // and a segment without j-ranges gets the reduction's empty-range value. Reductions over i
-// (genred's Axis::i) use the transposed triple (ranges_j, slices_j, redranges_i), which describes the same
-// set of (i, j) pairs column by column and is built on construction: its j-segments are the
-// intervals between consecutive range end points, and each lists the runs of consecutive
+// (genred's Axis::i) use the transposed triple (ranges_j, slices_j, redranges_i), which describes
+// the same set of (i, j) pairs column by column and is built on construction: its j-segments are
+// the intervals between consecutive range end points, and each lists the runs of consecutive
 // i-segments covering it, merged into one i-range.
 //
 // Build one from clustered data with the helpers of clustering.hpp and cluster_mask.hpp, or

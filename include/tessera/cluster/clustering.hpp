@@ -300,9 +300,10 @@ summarise_clusters(const ExecSpace& space, const Points& points, const Labels& l
       Kokkos::View<T*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
                                                std::string("tessera::cluster::cluster_weights")),
                             count);
-  s.radii = Kokkos::View<T*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                                     std::string("tessera::cluster::cluster_radii")),
-                                  count);
+  s.radii =
+      Kokkos::View<T*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                               std::string("tessera::cluster::cluster_radii")),
+                            count);
   if (count == 0) return s;
   Kokkos::parallel_for("tessera::cluster::cluster_ranges",
                        Kokkos::RangePolicy<ExecSpace>(space, 0, count),
@@ -484,7 +485,7 @@ namespace Impl {
 /// message is the v-th View after labels).
 template <class Labels, class... Views>
 void require_views_apart(const char* fn, const Labels& labels, const Views&... views) {
-  int v = 0;
+  int v                       = 0;
   const auto apart_from_later = [&](const auto& view) {
     const int self = v++;
     require(!views_share_memory(view, labels), fn,

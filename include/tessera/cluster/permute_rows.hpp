@@ -142,11 +142,11 @@ void gather_rows_in_place(const ExecSpace& space, const Perm& perm, const View& 
 /// Pre-conditions: view is a rank-1 or rank-2 View (any layout, trivially copyable non-const
 /// value type) with n = view.extent(0) <= INT_MAX rows; perm is a rank-1 integer View with
 /// perm.extent(0) == n and values in [0, n), not sharing memory with view (all checked:
-/// std::invalid_argument, before anything is written). perm should be a permutation: repeated values are not detected (they
-/// duplicate rows and lose others; the caller's responsibility). Both must be accessible from
-/// `space`.
-/// Complexity: O(n * width) work, a temporary copy of `view` (n * width values) allocated on
-/// `space`. Fences once (the range check of perm is a reduction read on the host).
+/// std::invalid_argument, before anything is written). perm should be a permutation: repeated
+/// values are not detected (they duplicate rows and lose others; the caller's responsibility). Both
+/// must be accessible from `space`. Complexity: O(n * width) work, a temporary copy of `view` (n *
+/// width values) allocated on `space`. Fences once (the range check of perm is a reduction read on
+/// the host).
 template <class ExecSpace, class Perm, class View>
 void permute_rows(const ExecSpace& space, const Perm& perm, const View& view) {
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
@@ -168,9 +168,9 @@ void permute_rows(const ExecSpace& space, const Perm& perm, const View& view) {
 /// computed on sorted points back to the original order (with perm from sort_clusters).
 /// Pre-conditions: sorted and out are rank-1 or rank-2 Views of the same rank (any layouts,
 /// trivially copyable value types; out non-const) with equal extents, n <= INT_MAX rows; out
-/// shares memory with neither sorted nor perm (checked). perm as for permute_rows: extent n, values in [0, n) (checked:
-/// std::invalid_argument, before anything is written); with repeated values some rows of out
-/// are written twice (which one wins is unspecified) and others not at all.
+/// shares memory with neither sorted nor perm (checked). perm as for permute_rows: extent n, values
+/// in [0, n) (checked: std::invalid_argument, before anything is written); with repeated values
+/// some rows of out are written twice (which one wins is unspecified) and others not at all.
 /// Complexity: O(n * width) work, no temporary. Fences once (the range check of perm).
 template <class ExecSpace, class Perm, class Src, class Dst>
 void unpermute_rows(const ExecSpace& space, const Perm& perm, const Src& sorted, const Dst& out) {

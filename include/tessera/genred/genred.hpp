@@ -24,8 +24,8 @@
 // 2D scheme adds a buffer of B * rows * chunks accumulators (chunks <= 2 * concurrency / rows).
 // Asynchronous: no fence, except that the 2D scheme frees its partial buffer on return.
 //
-// Block-sparse reductions: pass a tessera::BlockSparseRanges (cluster/block_sparse_ranges.hpp) after
-// the output to restrict the reduction to the tiles it keeps; see the overloads below.
+// Block-sparse reductions: pass a tessera::BlockSparseRanges (cluster/block_sparse_ranges.hpp)
+// after the output to restrict the reduction to the tiles it keeps; see the overloads below.
 //
 // Layering: this header holds the API and its validation; impl/dispatch.hpp chooses the kernel
 // (a backend's hand-written kernels, GenredBackend<ExecSpace>, or the portable TeamPolicy
@@ -179,9 +179,9 @@ constexpr void check_output_types() {
   static_assert(!Facts::writes_indices || std::is_signed_v<typename IndicesView::value_type>,
                 "tessera::genred: the indices output must have a signed integer type (a row "
                 "whose reduced range is empty gets the index -1)");
-  static_assert(accessible_from<ExecSpace, ValuesView>() &&
-                    accessible_from<ExecSpace, IndicesView>(),
-                "tessera::genred: output Views must be accessible from the execution space");
+  static_assert(
+      accessible_from<ExecSpace, ValuesView>() && accessible_from<ExecSpace, IndicesView>(),
+      "tessera::genred: output Views must be accessible from the execution space");
 }
 
 /// Every option in its documented range, the error naming the option.
@@ -190,21 +190,21 @@ inline void check_options(const GenredOptions& options) {
   require(in(options.axis, Axis::j, Axis::i), "genred",
           concat("options.axis is not an Axis (got ", static_cast<int>(options.axis), ")"));
   require(in(options.summation, Summation::direct, Summation::kahan), "genred",
-          concat("options.summation is not a Summation (got ",
-                 static_cast<int>(options.summation), ")"));
+          concat("options.summation is not a Summation (got ", static_cast<int>(options.summation),
+                 ")"));
   require(in(options.scheme, Scheme::automatic, Scheme::tiled_2d), "genred",
           concat("options.scheme is not a Scheme (got ", static_cast<int>(options.scheme), ")"));
   require(in(options.implementation, Implementation::automatic, Implementation::cuda), "genred",
           concat("options.implementation is not an Implementation (got ",
                  static_cast<int>(options.implementation), ")"));
-  require(options.team_size >= 0, "genred",
-          concat("options.team_size must be >= 0, 0 for the default (got ", options.team_size,
-                 ")"));
+  require(
+      options.team_size >= 0, "genred",
+      concat("options.team_size must be >= 0, 0 for the default (got ", options.team_size, ")"));
   require(options.tile_j >= 0, "genred",
           concat("options.tile_j must be >= 0, 0 for the default (got ", options.tile_j, ")"));
-  require(options.chunks_2d >= 0, "genred",
-          concat("options.chunks_2d must be >= 0, 0 for the default (got ", options.chunks_2d,
-                 ")"));
+  require(
+      options.chunks_2d >= 0, "genred",
+      concat("options.chunks_2d must be >= 0, 0 for the default (got ", options.chunks_2d, ")"));
 }
 
 /// Checks the Views of one pack against the formula's declared dims and the shape; returns
@@ -341,7 +341,7 @@ void check_outputs(const Reduction& reduction, const OutputsT& outs, int formula
   }
   require_int_extent("genred", "output columns",
                      static_cast<std::size_t>(k) * static_cast<std::size_t>(formula_dim));
-  const auto facts         = make_reducer<Reduction, T, -1, Summation::direct>(reduction, formula_dim);
+  const auto facts = make_reducer<Reduction, T, -1, Summation::direct>(reduction, formula_dim);
   const std::size_t rows   = axis_j ? shape.m : shape.n;
   const char* rows_name    = axis_j ? " = M" : " = N, for Axis::i";
   const char* values_name  = Facts::writes_indices ? "out.values" : "out";
@@ -352,10 +352,10 @@ void check_outputs(const Reduction& reduction, const OutputsT& outs, int formula
   if constexpr (Facts::writes_indices) {
     check_output(indices_name, outs.indices, shape, rows, rows_name, facts.out_columns());
     if (reduced > 0 && reduced - 1 > static_cast<std::size_t>(std::numeric_limits<Index>::max())) {
-      throw std::length_error(concat("tessera::genred: ", indices_name,
-                                     " cannot hold the reduced indices (its value type holds up to ",
-                                     +std::numeric_limits<Index>::max(), ", the reduced extent is ",
-                                     reduced, ")"));
+      throw std::length_error(
+          concat("tessera::genred: ", indices_name,
+                 " cannot hold the reduced indices (its value type holds up to ",
+                 +std::numeric_limits<Index>::max(), ", the reduced extent is ", reduced, ")"));
     }
   }
   // no output may share memory with a variable, nor the two outputs with each other
@@ -408,8 +408,8 @@ template <class ExecSpace, class Reduction, class Formula, class... P, class... 
 void checked_genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
                     const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
                     const Output& out, const GenredOptions& options, const Sparsity& sparsity) {
-  using FirstVar     = typename FirstScalar<std::tuple<P...>, std::tuple<I...>, std::tuple<J...>>::type;
-  using T            = typename FirstVar::non_const_value_type;
+  using FirstVar = typename FirstScalar<std::tuple<P...>, std::tuple<I...>, std::tuple<J...>>::type;
+  using T        = typename FirstVar::non_const_value_type;
   constexpr int rank = FirstVar::rank;
   check_variable_types<ExecSpace, Formula, T, rank>(params, i, j);
   const auto outs = split_outputs<Reduction, T>(out);
@@ -421,7 +421,7 @@ void checked_genred(const ExecSpace& space, const Reduction& reduction, const Fo
           "genred",
           "Implementation::cuda needs a Kokkos::Cuda execution space and Tessera configured "
           "with its CUDA kernels (a Kokkos 4 with CUDA enabled)");
-  const Shape shape = call_shape<ReductionFacts<Reduction>>(params, i, j, outs, options.axis);
+  const Shape shape       = call_shape<ReductionFacts<Reduction>>(params, i, j, outs, options.axis);
   const VariableDims dims = check_variables(formula, params, i, j, shape);
   const int formula_dim   = checked_formula_dim<Reduction>(formula, dims);
   check_outputs<Reduction, T>(reduction, outs, formula_dim, shape, options, params, i, j);

@@ -40,9 +40,9 @@ struct ExclusiveScanCounts {
 ///
 /// counts and offsets are rank-1 integer Views of the same extent, accessible from `space`.
 /// Throws before writing anything: std::invalid_argument for a negative count (naming the
-/// first one), mismatched extents or offsets sharing memory with counts; std::length_error when the total does not fit the offsets'
-/// value type or 64 bits, or n exceeds 2^31 - 1. Three passes over the counts (bounds, total,
-/// scan), one over the offsets; no allocation.
+/// first one), mismatched extents or offsets sharing memory with counts; std::length_error when the
+/// total does not fit the offsets' value type or 64 bits, or n exceeds 2^31 - 1. Three passes over
+/// the counts (bounds, total, scan), one over the offsets; no allocation.
 template <class ExecSpace, class Counts, class Offsets>
 std::int64_t exclusive_scan(const ExecSpace& space, const Counts& counts, const Offsets& offsets) {
   static_assert(Kokkos::is_view<Counts>::value && Counts::rank == 1 &&

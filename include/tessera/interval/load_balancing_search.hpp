@@ -65,8 +65,7 @@ void load_balancing_search(const ExecSpace& space, std::int64_t total, const Off
                 Impl::concat("owner's value type cannot hold interval ", offsets.extent(0) - 1));
   static_assert(Kokkos::is_view<Offsets>::value,
                 "tessera::load_balancing_search: offsets must be a Kokkos View");
-  Impl::require(!Impl::views_share_memory(owner, offsets), fn,
-                "owner shares memory with offsets");
+  Impl::require(!Impl::views_share_memory(owner, offsets), fn, "owner shares memory with offsets");
   const Impl::StoreOwner<Owner> op{owner};
   const IntervalTile tile = Impl::interval_tile(space, fn, total, offsets, op, options.tile);
   Impl::check_offsets(space, fn, total, offsets, options);

@@ -312,9 +312,10 @@ BlockSparseAxis<MemorySpace> transpose_axis(const ExecSpace& space,
                         RunBoundaries<MemorySpace>{fwd, elem, Keys(), -1}, runs);
   require_int_extent("BlockSparseRanges", "transposed ranges", static_cast<std::size_t>(runs));
   const int r = static_cast<int>(runs);
-  Keys starts(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::run_starts"),
-              r);
-  Keys ends(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::run_ends"), r);
+  Keys starts(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::run_starts"), r);
+  Keys ends(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::cluster::run_ends"),
+            r);
   Kokkos::parallel_scan("tessera::cluster::run_starts", Kokkos::RangePolicy<ExecSpace>(space, 0, q),
                         RunBoundaries<MemorySpace>{fwd, elem, starts, -1});
   Kokkos::parallel_scan("tessera::cluster::run_ends", Kokkos::RangePolicy<ExecSpace>(space, 0, q),

@@ -16,9 +16,9 @@ namespace Impl {
 template <class T, class Index, class Formula, class PG, class IG, class JG, class OutputsT,
           class Sparsity>
 struct GenredCall {
-  using scalar_type  = T;
-  using index_type   = Index;
-  using formula_type = Formula;
+  using scalar_type            = T;
+  using index_type             = Index;
+  using formula_type           = Formula;
   static constexpr bool sparse = !std::is_same_v<Sparsity, NoSparsity>;
 
   GenredOptions options;

@@ -84,8 +84,9 @@ std::size_t balanced_chunks(std::size_t teams, std::size_t resident) {
 /// Sets k.tiles_outer, k.chunks, k.chunk_rows (and k.sparse) for a kernel whose tile height
 /// (k.tile_rows()) and tile_j are set. Dense calls run the 2D scheme when asked to, or, with
 /// Scheme::automatic on a device, when the reduced range spans at least
-/// Tuning::genred_2d_min_tiles staged tiles and balanced_chunks() asks for more than one chunk. Returns the league size (0: nothing to run);
-/// the caller provides the partial buffer when k.chunks > 1.
+/// Tuning::genred_2d_min_tiles staged tiles and balanced_chunks() asks for more than one chunk.
+/// Returns the league size (0: nothing to run); the caller provides the partial buffer when
+/// k.chunks > 1.
 template <class ExecSpace, class Kernel, class Sparsity>
 std::size_t schedule(const GenredOptions& options, const Shape& shape, const Sparsity& sparsity,
                      std::size_t resident_teams, Kernel& k) {

@@ -122,8 +122,8 @@ struct TiledReduce {
   static constexpr int IW = staged_width<!OuterIsI>();
   static_assert(!staged || (OuterG::static_width > 0 && InnerG::static_width > 0),
                 "tessera::genred: a staged formula needs compile-time dimensions");
-  static constexpr int SV          = Red::static_acc_values;
-  static constexpr int SI          = Red::static_acc_indices;
+  static constexpr int SV = Red::static_acc_values;
+  static constexpr int SI = Red::static_acc_indices;
   // Static stride of a staged inner row; rows of whole 16-byte chunks are read vectorised.
   static constexpr int IS           = IW >= 0 ? padded_width<T>(IW) : dynamic_extent;
   static constexpr bool vector_rows = IS > 0 && (IS * static_cast<int>(sizeof(T))) % 16 == 0;

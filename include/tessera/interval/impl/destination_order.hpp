@@ -13,8 +13,8 @@
 // still. The measured traffic and times are in perf/README.md ("Tuning constants").
 //
 // How: an unstable counting sort of the n intervals by region, in two team kernels, then for
-// short intervals (TuningBase::regroup_sort_max_mean_count) a sort by output window within chunks of
-// intervals. (1) Each team counts the intervals and items of its tiles per region in scratch and
+// short intervals (TuningBase::regroup_sort_max_mean_count) a sort by output window within chunks
+// of intervals. (1) Each team counts the intervals and items of its tiles per region in scratch and
 // adds its counts to the global ones; the last team to finish writes each region's start (the
 // exclusive scan of the counts). (2) Each team counts again (a shared-memory atomic addition
 // ranks each interval among the team's in its region), lays its intervals out in scratch region
@@ -54,8 +54,6 @@ struct DestinationRegions {
   int count = 1;
 };
 
-
-
 /// Whether a move of total items in n intervals into output_bytes of output takes its
 /// intervals by destination.
 template <class ExecSpace>
@@ -72,7 +70,8 @@ bool takes_by_destination(IntervalOrder order, std::int64_t total, std::int64_t 
 /// The regions of an output of `extent` items of `item_bytes` bytes each.
 inline DestinationRegions destination_regions(std::size_t extent, std::size_t item_bytes) {
   int shift = 0;
-  while ((item_bytes << (shift + 1)) <= (std::size_t{1} << TuningBase::destination_region_bytes_log2))
+  while ((item_bytes << (shift + 1)) <=
+         (std::size_t{1} << TuningBase::destination_region_bytes_log2))
     ++shift;
   const auto regions = [&](int s) {  // ceil(extent / 2^s)
     return (extent >> s) + ((extent & ((std::size_t{1} << s) - 1)) != 0 ? 1 : 0);
@@ -132,9 +131,9 @@ struct RegroupedMoves {
       Kokkos::View<T*, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   /// One field of the records, read as a strided array.
   template <class T>
-  using Field = Kokkos::View<const T*, Kokkos::LayoutStride, typename ExecSpace::memory_space,
+  using Field       = Kokkos::View<const T*, Kokkos::LayoutStride, typename ExecSpace::memory_space,
                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using gather_type  = G;
+  using gather_type = G;
   using scatter_type = S;
   using Bytes        = RegroupedIntervalBytes<G, S>;
   /// the intervals grouped by region (pass (2)), then in the final order (pass (3))
@@ -383,8 +382,8 @@ struct RegroupByRegion {
   /// takes the team's s-th interval in region order.
   KOKKOS_INLINE_FUNCTION void place_tile(const Member& team, std::uint32_t* first_slot,
                                          const int (&key)[per_thread], int k0, int entries) const {
-    const int regions         = regrouped.regions.count;
-    const int tid             = team.team_rank();
+    const int regions          = regrouped.regions.count;
+    const int tid              = team.team_rank();
     auto* const position_base  = regroup_scratch<std::uint32_t>(team, regions);
     auto* const item_base      = regroup_scratch<std::uint32_t>(team, regions);
     auto* const region_of_slot = regroup_scratch<std::uint16_t>(team, tile);
@@ -581,12 +580,12 @@ struct SortChunksByWindow {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const int p0       = team.league_rank() * chunk;
-    const int m        = n - p0 < chunk ? n - p0 : chunk;  // the chunk's intervals
-    const int t        = team.team_rank();
-    char* const buffer  = regroup_scratch<char>(team, buffer_bytes);
-    auto* const cursor  = reinterpret_cast<std::uint32_t*>(buffer);  // rounds (a) and (b)
-    auto* const counts  = reinterpret_cast<int*>(buffer);            // round (c)
+    const int p0         = team.league_rank() * chunk;
+    const int m          = n - p0 < chunk ? n - p0 : chunk;  // the chunk's intervals
+    const int t          = team.team_rank();
+    char* const buffer   = regroup_scratch<char>(team, buffer_bytes);
+    auto* const cursor   = reinterpret_cast<std::uint32_t*>(buffer);  // rounds (a) and (b)
+    auto* const counts   = reinterpret_cast<int*>(buffer);            // round (c)
     auto* const gathers  = reinterpret_cast<G*>(buffer + gathers_at);
     auto* const scatters = reinterpret_cast<S*>(buffer + scatters_at);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, bins), [&](int b) { cursor[b] = 0; });
@@ -647,7 +646,7 @@ struct SortChunksByWindow {
       for (int j = 0; j < per_slot_thread; ++j) {
         if (s1 + j < length) sum += static_cast<std::uint32_t>(counts[s1 + j]);
       }
-      const std::uint32_t before = team.team_scan(sum);
+      const std::uint32_t before  = team.team_scan(sum);
       std::uint32_t segment_total = before + sum;  // the last thread's: the segment's items
       team.team_broadcast(segment_total, team.team_size() - 1);
       std::uint32_t item = first + before;
@@ -686,7 +685,6 @@ struct SortChunksByWindow {
   }
 };
 
-
 /// Fills `regrouped` with the n intervals (offsets, gather, scatter; total items) grouped by the
 /// region of the output that they write and, for intervals of at most
 /// regroup_sort_max_mean_count items on average, sorted by output window within chunks, with
@@ -699,8 +697,8 @@ bool regroup_by_destination(const ExecSpace& space, std::int64_t total, const Of
                             const Gather& gather, const Scatter& scatter,
                             const Regrouped& regrouped, const Points& points, std::int64_t per_team,
                             std::int64_t pieces) {
-  using Count  = RegroupByRegion<ExecSpace, Offsets, Gather, Scatter, Regrouped, false>;
-  using Place  = RegroupByRegion<ExecSpace, Offsets, Gather, Scatter, Regrouped, true>;
+  using Count = RegroupByRegion<ExecSpace, Offsets, Gather, Scatter, Regrouped, false>;
+  using Place = RegroupByRegion<ExecSpace, Offsets, Gather, Scatter, Regrouped, true>;
   // light weight: the kernels' arguments travel with the launch (under 4 KiB); Kokkos would pass
   // these functors of more than 512 bytes through CUDA constant memory, and such a launch waits
   // on the host for the previous one to finish

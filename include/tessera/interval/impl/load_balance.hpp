@@ -8,9 +8,9 @@
 // offsets [b0, b1) knows that offsets before b0 are <= a0 and offsets from b1 on are > a1 - 1,
 // so the owner of item i in [a0, a1) is one of the intervals [b0 - 1, b1): the team that takes
 // the piece walks its part of the merge path in scratch memory to find it. Each team takes a
-// few pieces (TuningBase::interval_pieces_per_team), one after the other, strided by the number of teams.
-// The cuts are merge-path points (MergePoint: the items and offsets before the cut), found by
-// one binary search each (MergePathPartition); piece t lies between points t and t + 1.
+// few pieces (TuningBase::interval_pieces_per_team), one after the other, strided by the number of
+// teams. The cuts are merge-path points (MergePoint: the items and offsets before the cut), found
+// by one binary search each (MergePathPartition); piece t lies between points t and t + 1.
 //
 // A primitive describes its per-interval and per-item work with an item operation of one of
 // two kinds. A fill operation writes one value per interval to every item of its interval in
@@ -160,7 +160,7 @@ struct LoadBalancedItems {
   using ScratchSpace = typename ExecSpace::scratch_memory_space;
   template <class T>
   using ScratchArray     = Kokkos::View<T*, ScratchSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  static constexpr int V    = Tuning<ExecSpace>::interval_items_per_thread;
+  static constexpr int V = Tuning<ExecSpace>::interval_items_per_thread;
   static constexpr int WALK = Tuning<ExecSpace>::interval_walk_length;
   /// Marks per vector store (fill operations on a contiguous output).
   static constexpr int W = fills ? items_per_vector<Mark>() : 1;
@@ -460,8 +460,8 @@ using LoadBalancedKernel =
 /// The tile of IntervalOptions::tile for this kernel, checked before any kernel runs: positive,
 /// at most 2^24 entries per piece, a team size the backend runs the kernel with, team scratch
 /// that fits a GPU's shared memory, and at most 2^31 - 2 pieces for the total + n merge-path
-/// entries. Zero fields take the tuning policy's interval_tile, whose entries per piece halve on GPUs until
-/// the team scratch fits (large staged types).
+/// entries. Zero fields take the tuning policy's interval_tile, whose entries per piece halve on
+/// GPUs until the team scratch fits (large staged types).
 template <class ExecSpace, class Offsets, class ItemOp>
 IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t total,
                            const Offsets& offsets, const ItemOp& op,

@@ -23,8 +23,7 @@ struct GenredBackend<Kokkos::Cuda> {
   template <bool OuterIsI, class Call, class Red>
   static bool launch(const Kokkos::Cuda& space, const Call& call, const Red& red) {
     using T = typename Call::scalar_type;
-    if constexpr (matrix_radial_call<T, typename Call::formula_type, Red, OuterIsI,
-                                     Call::sparse>) {
+    if constexpr (matrix_radial_call<T, typename Call::formula_type, Red, OuterIsI, Call::sparse>) {
       if (launch_matrix_radial(space, call, red)) return true;
     }
     return launch_tiled_reduce_cuda<OuterIsI>(space, call, red);

@@ -57,7 +57,7 @@ int cuda_blocks_per_multiprocessor(const Kokkos::Cuda& space, void (*kernel)(Arg
   static std::mutex mutex;
   static std::map<KernelOnDevice, std::size_t> raised;  // shared-memory limit set so far
   static std::map<Key, int> known;                      // occupancy
-  const auto* id = reinterpret_cast<const void*>(kernel);
+  const auto* id   = reinterpret_cast<const void*>(kernel);
   const int device = space.cuda_device();
   const std::lock_guard<std::mutex> lock(mutex);
   std::size_t& limit = raised[KernelOnDevice{id, device}];

@@ -59,7 +59,6 @@ inline constexpr bool matrix_radial_call<float, RadialKernel<Profile, D, W, Dist
                                          Reducer<Sum, float, FD, S>, true, false> =
     D > 8 && D <= 32;
 
-
 /// The power of two 2^p that brings a row whose largest magnitude is m to [2^13, 2^14), where
 /// FP16 holds both parts of the split with full precision; p is clamped so that 2^-p stays a
 /// normal float (rows below 2^-100 or above 2^100 keep less precision).
@@ -151,7 +150,7 @@ struct MatrixRadialReduce {
   static constexpr int YS          = KW + 4;       // shared row stride of the y parts (in words)
   static constexpr int RS          = (D + W) | 1;  // row stride of the raw tiles (odd)
   // resident blocks the registers must allow
-  static constexpr int min_blocks  = CudaTuning::matrix_radial_resident_threads / block;
+  static constexpr int min_blocks = CudaTuning::matrix_radial_resident_threads / block;
 
   Formula formula;
   Red red;
@@ -191,8 +190,8 @@ struct MatrixRadialReduce {
 
   /// Loads this lane's outer rows (rows past o_end repeat the last row) and initialises their
   /// accumulators.
-  __device__ __forceinline__ void load_lane_rows(LaneRows& rows, int b, int o_begin, int o_end, int warp, int g,
-                                 int t) const {
+  __device__ __forceinline__ void load_lane_rows(LaneRows& rows, int b, int o_begin, int o_end,
+                                                 int warp, int g, int t) const {
     const float s                = static_cast<float>(formula.profile.scale);
     const VarAccessor<float>& xa = ivars.vars[0];
     TESSERA_UNROLL_FULL
@@ -231,7 +230,8 @@ struct MatrixRadialReduce {
 
   /// The block starts copying rows [j0, j0 + tile_j) (at most up to j_end) of y and the weights
   /// of batch b, as they are, into raw[buffer] (asynchronous).
-  __device__ __forceinline__ void prefetch(const Staging& st, int b, int j0, int j_end, int buffer) const {
+  __device__ __forceinline__ void prefetch(const Staging& st, int b, int j0, int j_end,
+                                           int buffer) const {
     const int rows = j_end - j0 < tile_j ? j_end - j0 : tile_j;
     copy_rows_async<D>(jvars.vars[0], b, j0, rows, st.raw[buffer], RS);
     if constexpr (W > 0) copy_rows_async<W>(jvars.vars[1], b, j0, rows, st.raw[buffer] + D, RS);
@@ -273,7 +273,8 @@ struct MatrixRadialReduce {
   /// Folds the `rows` staged rows into this lane's accumulators, one 8-column n-tile at a time:
   /// the scaled dot products by the matrix units (smaller terms first), unscaled and added to the
   /// norms, then one profile evaluation and one FMA per weight per pair.
-  __device__ __forceinline__ void fold_tile(const Staging& st, LaneRows& lr, int rows, int g, int t) const {
+  __device__ __forceinline__ void fold_tile(const Staging& st, LaneRows& lr, int rows, int g,
+                                            int t) const {
     const int n_tiles = (rows + 7) / 8;
     TESSERA_UNROLL(2)  // two n-tiles in flight: their products overlap the profile evaluations
     for (int nt = 0; nt < n_tiles; ++nt) {
@@ -320,7 +321,7 @@ struct MatrixRadialReduce {
         TESSERA_UNROLL_FULL
         for (int q = 0; q < 4; ++q) {  // (row g + 8 (q / 2), column c0 + q % 2)
           const float ib = q % 2 == 0 ? ib0 : ib1, n = q % 2 == 0 ? n0 : n1;
-          u[mt][q]       = fmaf(u[mt][q] * lr.ia[mt][q / 2], ib, lr.an[mt][q / 2] + n);
+          u[mt][q] = fmaf(u[mt][q] * lr.ia[mt][q / 2], ib, lr.an[mt][q / 2] + n);
         }
       }
       TESSERA_UNROLL_FULL
@@ -350,8 +351,8 @@ struct MatrixRadialReduce {
 
   /// The four lanes of each row fold their quarters of its terms; lane t = 0 writes the row (its
   /// output, or its chunk's partial accumulator).
-  __device__ __forceinline__ void write_rows(LaneRows& lr, const DenseTile& tile, int o_begin, int o_end,
-                             int warp, int g, int t) const {
+  __device__ __forceinline__ void write_rows(LaneRows& lr, const DenseTile& tile, int o_begin,
+                                             int o_end, int warp, int g, int t) const {
     TESSERA_UNROLL_FULL
     for (int mt = 0; mt < MT; ++mt) {
       TESSERA_UNROLL_FULL
@@ -369,8 +370,7 @@ struct MatrixRadialReduce {
         if (chunks == 1) {
           red.finalize({lr.acc[mt][h], nullptr}, out.row(tile.batch, o));
         } else {
-          partial.store(tile.batch, o, n_outer, chunks, tile.chunk, red,
-                        {lr.acc[mt][h], nullptr});
+          partial.store(tile.batch, o, n_outer, chunks, tile.chunk, red, {lr.acc[mt][h], nullptr});
         }
       }
     }
@@ -435,9 +435,9 @@ __global__ void __launch_bounds__(Kernel::block, Kernel::min_blocks)
 /// caller then runs the SIMT kernel.
 template <class Call, class Red>
 bool launch_matrix_radial(const Kokkos::Cuda& space, const Call& call, const Red& red) {
-  using Index   = typename Call::index_type;
-  using Formula = typename Call::formula_type;
-  using Kernel  = typename MatrixRadialKernel<Formula, Red, Index>::type;
+  using Index                  = typename Call::index_type;
+  using Formula                = typename Call::formula_type;
+  using Kernel                 = typename MatrixRadialKernel<Formula, Red, Index>::type;
   const auto kernel            = &matrix_radial_cuda<Kernel>;
   const CudaDeviceFacts device = cuda_device_facts(space);
   if (device.compute_major < 8) return false;
@@ -466,4 +466,3 @@ bool launch_matrix_radial(const Kokkos::Cuda& space, const Call& call, const Red
 
 }  // namespace Impl
 }  // namespace tessera
-

@@ -130,29 +130,29 @@ void launch_on_stream(const Kokkos::Cuda& space, Kernel& k, std::size_t batch,
 /// memory.
 template <bool OuterIsI, class Call, class Red>
 bool launch_tiled_reduce_cuda(const Kokkos::Cuda& space, const Call& call, const Red& red) {
-  using T           = typename Call::scalar_type;
-  using Index       = typename Call::index_type;
-  using Kernel      = TiledReduceFor<Kokkos::Cuda, T, typename Call::formula_type, Red, OuterIsI,
-                                Index, Call::sparse>;
+  using T      = typename Call::scalar_type;
+  using Index  = typename Call::index_type;
+  using Kernel = TiledReduceFor<Kokkos::Cuda, T, typename Call::formula_type, Red, OuterIsI, Index,
+                                Call::sparse>;
   const auto kernel = &tiled_reduce_cuda<Kernel>;
 
   Kernel k{call.formula, red, call.params, call.ivars, call.jvars, call.formula_dim};
-  k.n_outer              = call.template n_outer<OuterIsI>();
-  k.n_inner              = call.template n_inner<OuterIsI>();
-  constexpr int block    = cuda_block_size<Kernel>();
-  k.team_size            = block;
-  k.out                  = output_access<T, Index>(call.outputs);
-  k.thread_scratch_level = 0;
+  k.n_outer                    = call.template n_outer<OuterIsI>();
+  k.n_inner                    = call.template n_inner<OuterIsI>();
+  constexpr int block          = cuda_block_size<Kernel>();
+  k.team_size                  = block;
+  k.out                        = output_access<T, Index>(call.outputs);
+  k.thread_scratch_level       = 0;
   const CudaDeviceFacts device = cuda_device_facts(space);
 
   // Staged tile: as many inner rows as the block holds outer rows, within the tuning's bytes
   // and at least its minimum of rows; the user's tile_j if given.
-  const int row_bytes = k.inner_stride() * static_cast<int>(sizeof(T));
-  k.tile_j            = call.options.tile_j > 0
-                            ? call.options.tile_j
-                            : std::max(CudaTuning::genred_min_tile_rows,
-                                       std::min(k.tile_rows(), CudaTuning::genred_tile_bytes /
-                                                                   std::max(row_bytes, 1)));
+  const int row_bytes     = k.inner_stride() * static_cast<int>(sizeof(T));
+  k.tile_j                = call.options.tile_j > 0
+                                ? call.options.tile_j
+                                : std::max(CudaTuning::genred_min_tile_rows,
+                                           std::min(k.tile_rows(),
+                                                    CudaTuning::genred_tile_bytes / std::max(row_bytes, 1)));
   CudaSharedLayout layout = cuda_shared_layout(k);
   while (k.tile_j > 1 && layout.total > device.shared_max) {
     k.tile_j /= 2;
@@ -173,4 +173,3 @@ bool launch_tiled_reduce_cuda(const Kokkos::Cuda& space, const Call& call, const
 
 }  // namespace Impl
 }  // namespace tessera
-
