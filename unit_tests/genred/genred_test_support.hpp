@@ -7,6 +7,7 @@
 #include <tessera/genred/genred.hpp>
 
 #include "execution_spaces.hpp"
+#include "expect_rejected.hpp"
 #include "reference/genred_reference.hpp"
 
 #include <gtest/gtest.h>
@@ -360,23 +361,6 @@ void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = s
 }
 
 // ---------------------------------------------------------------- helpers for single problems
-
-/// Expects call() to throw exactly Exception with a message that contains every part.
-template <class Exception, class Call>
-void expect_rejected(Call&& call, const std::vector<std::string>& parts) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected one mentioning \"" << parts.front() << "\"";
-  } catch (const Exception& e) {
-    const std::string msg = e.what();
-    for (const std::string& part : parts) {
-      EXPECT_NE(msg.find(part), std::string::npos)
-          << "message \"" << msg << "\" lacks \"" << part << "\"";
-    }
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type " << typeid(e).name() << ": " << e.what();
-  }
-}
 
 /// count uniform random values in [lo, hi), rounded to T so that the host reference sees
 /// exactly the inputs the device sees.

@@ -2,11 +2,12 @@
 // distributions the primitives must balance.
 #pragma once
 
+#include "expect_rejected.hpp"
+
 #include <tessera/interval/exclusive_scan.hpp>
 #include <tessera/interval/interval_options.hpp>
 
 #include <Kokkos_Core.hpp>
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -172,18 +173,6 @@ std::vector<TileCase> tile_cases(const std::vector<int>& sizes) {
 inline std::string describe(const TileCase& c) {
   return "tile " + std::to_string(c.tile.team_size) + " x " +
          std::to_string(c.tile.items_per_team) + ", n = " + std::to_string(c.n);
-}
-
-/// Runs fn, which must throw E with a message containing `part`.
-template <class E, class Fn>
-void expect_throws_with(const Fn& fn, const std::string& part) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception; expected one containing \"" << part << "\"";
-  } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-        << "message \"" << e.what() << "\" lacks \"" << part << "\"";
-  }
 }
 
 }  // namespace tessera_test

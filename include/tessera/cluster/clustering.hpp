@@ -19,6 +19,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -485,18 +486,16 @@ namespace Impl {
 /// message is the v-th View after labels).
 template <class Labels, class... Views>
 void require_views_apart(const char* fn, const Labels& labels, const Views&... views) {
-  int v                       = 0;
-  const auto apart_from_later = [&](const auto& view) {
-    const int self = v++;
-    require(!views_share_memory(view, labels), fn,
-            concat("views[", self, "] shares memory with labels"));
-    int w = 0;
-    ((w++ > self ? require(!views_share_memory(view, views), fn,
-                           concat("views[", self, "] shares memory with views[", w - 1, "]"))
-                 : void()),
-     ...);
-  };
-  (apart_from_later(views), ...);
+  const MemoryRange label_memory = memory_range(labels);
+  const MemoryRange memory[]     = {memory_range(views)..., MemoryRange{}};
+  for (std::size_t v = 0; v < sizeof...(Views); ++v) {
+    require(!memory[v].overlaps(label_memory), fn,
+            concat("views[", v, "] shares memory with labels"));
+    for (std::size_t w = v + 1; w < sizeof...(Views); ++w) {
+      require(!memory[v].overlaps(memory[w]), fn,
+              concat("views[", v, "] shares memory with views[", w, "]"));
+    }
+  }
 }
 }  // namespace Impl
 

@@ -1,4 +1,4 @@
-// Whether two Views share memory: the check behind every "output shares memory with an input"
+// Whether Views share memory: the check behind every "output shares memory with an input"
 // rejection (genred, the interval primitives, the cluster helpers).
 #pragma once
 
@@ -9,18 +9,27 @@
 namespace tessera {
 namespace Impl {
 
-/// True when the byte ranges [data, data + span * sizeof(value)) of two Views intersect. Views
-/// with no elements share nothing. Conservative for strided Views, whose span covers their
-/// gaps: two interleaved strided Views of one allocation count as sharing memory.
+/// The bytes [begin, end) a View's elements span; empty for a View with no elements.
+/// Conservative for strided Views, whose span covers their gaps.
+struct MemoryRange {
+  std::uintptr_t begin = 0, end = 0;
+  bool overlaps(const MemoryRange& other) const {
+    return begin < end && other.begin < other.end && begin < other.end && other.begin < end;
+  }
+};
+
+template <class View>
+MemoryRange memory_range(const View& v) {
+  static_assert(Kokkos::is_view<View>::value, "tessera: memory_range takes a Kokkos View");
+  const auto begin = reinterpret_cast<std::uintptr_t>(v.data());
+  return {begin, begin + v.span() * sizeof(typename View::value_type)};
+}
+
+/// True when two Views' byte ranges intersect (two interleaved strided Views of one allocation
+/// count as sharing memory).
 template <class A, class B>
 bool views_share_memory(const A& a, const B& b) {
-  static_assert(Kokkos::is_view<A>::value && Kokkos::is_view<B>::value,
-                "tessera: views_share_memory compares Kokkos Views");
-  const auto a0 = reinterpret_cast<std::uintptr_t>(a.data());
-  const auto b0 = reinterpret_cast<std::uintptr_t>(b.data());
-  const auto a1 = a0 + a.span() * sizeof(typename A::value_type);
-  const auto b1 = b0 + b.span() * sizeof(typename B::value_type);
-  return a.span() > 0 && b.span() > 0 && a0 < b1 && b0 < a1;
+  return memory_range(a).overlaps(memory_range(b));
 }
 
 }  // namespace Impl

@@ -48,6 +48,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -359,15 +360,15 @@ void check_outputs(const Reduction& reduction, const OutputsT& outs, int formula
     }
   }
   // no output may share memory with a variable, nor the two outputs with each other
-  const auto require_apart = [&](const char* name, const auto& out) {
+  const auto require_apart = [&](const char* name, const MemoryRange& out) {
     const auto apart_from = [&](const char* pack, const auto& views) {
-      int v = 0;
       std::apply(
           [&](const auto&... view) {
-            ((require(!views_share_memory(out, view), "genred",
-                      concat(name, " shares memory with ", pack, "[", v, "]")),
-              ++v),
-             ...);
+            const MemoryRange memory[] = {memory_range(view)..., MemoryRange{}};
+            for (std::size_t v = 0; v + 1 < std::size(memory); ++v) {
+              require(!out.overlaps(memory[v]), "genred",
+                      concat(name, " shares memory with ", pack, "[", v, "]"));
+            }
           },
           views);
     };
@@ -375,8 +376,8 @@ void check_outputs(const Reduction& reduction, const OutputsT& outs, int formula
     apart_from("i_vars", i.views);
     apart_from("j_vars", j.views);
   };
-  if constexpr (Facts::writes_values) require_apart(values_name, outs.values);
-  if constexpr (Facts::writes_indices) require_apart(indices_name, outs.indices);
+  if constexpr (Facts::writes_values) require_apart(values_name, memory_range(outs.values));
+  if constexpr (Facts::writes_indices) require_apart(indices_name, memory_range(outs.indices));
   if constexpr (Facts::writes_values && Facts::writes_indices) {
     require(!views_share_memory(outs.values, outs.indices), "genred",
             "out.values shares memory with out.indices");

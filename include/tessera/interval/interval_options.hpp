@@ -15,7 +15,8 @@ namespace tessera {
 /// The order in which interval_move and interval_scatter take their intervals.
 enum class IntervalOrder {
   /// by_destination on GPU backends for outputs over 32 MiB with at least 2^17 intervals of at
-  /// least 8 items on average (where it pays on an H100: perf/README.md), given otherwise.
+  /// least 8 items on average (where it pays: perf/README.md, "Tuning constants"), given
+  /// otherwise.
   automatic,
   /// In index order: interval k's items after interval k - 1's.
   given,
@@ -26,8 +27,8 @@ enum class IntervalOrder {
   /// 32 bytes per interval of workspace, 64 for 64-bit starts). Intervals whose destinations
   /// are neighbours then write the 32-byte sectors they share at about the same time (a GPU
   /// with ECC memory reads a sector back from memory when it leaves the L2 cache partly
-  /// written), and each team writes a narrow stretch of the output. On an H100, 2^27 items in
-  /// intervals of 32 items with random destinations move about 1.4 times as fast.
+  /// written), and each team writes a narrow stretch of the output: short intervals with random
+  /// destinations move markedly faster (perf/README.md).
   by_destination,
 };
 

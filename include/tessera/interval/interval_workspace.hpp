@@ -22,10 +22,10 @@ struct MergePoint {
 /// bytes per piece of the tile's items_per_team entries, and for moves that take their
 /// intervals by destination (IntervalOrder) the regrouped intervals, twice 16 bytes per interval
 /// (32 for 64-bit gather or scatter types) and 8 KiB at most of counters. A call without a
-/// workspace allocates and frees its own (on an H100 about 80 us for 2^27 items, and on CUDA the
-/// free waits for the device); a call given one reuses it, growing it when it is too small, and
-/// returns without waiting. Calls that share a workspace must be ordered: on one execution space
-/// instance, or fenced in between.
+/// workspace allocates and frees its own (a cost comparable to a small call, and on CUDA the
+/// free waits for the device; perf/README.md); a call given one reuses it, growing it when it is
+/// too small, and returns without waiting. Calls that share a workspace must be ordered: on one
+/// execution space instance, or fenced in between.
 template <class ExecSpace>
 class IntervalWorkspace {
  public:
