@@ -21,3 +21,14 @@
 #include <tessera/interval/interval_move.hpp>
 #include <tessera/interval/interval_workspace.hpp>
 #include <tessera/interval/load_balancing_search.hpp>
+
+#include <tessera/pairwise/block_scheduler.hpp>
+#include <tessera/pairwise/function_shape.hpp>
+#include <tessera/pairwise/npy_file.hpp>
+#include <tessera/pairwise/pairwise.hpp>
+#include <tessera/pairwise/pairwise_options.hpp>
+#include <tessera/pairwise/pcf_block_op.hpp>
+#include <tessera/pairwise/pcf_collection.hpp>
+#include <tessera/pairwise/pcf_operations.hpp>
+#include <tessera/pairwise/point_block_op.hpp>
+#include <tessera/pairwise/result_writers.hpp>

@@ -2,14 +2,20 @@
 //
 // Kokkos 3.4 keeps its math functions in Kokkos::Experimental; Kokkos 4 moved them to Kokkos::.
 // Kokkos 3.4 sorts a View only on its default execution space instance; Kokkos 4 takes the
-// instance (and uses Thrust on CUDA). Everything else Tessera uses (TeamPolicy, scratch memory,
+// instance (and uses Thrust on CUDA). Kokkos 4 partitions an execution space into independent
+// instances (streams on GPUs) and names a pinned host memory space for every backend; Kokkos 3.4
+// does neither. Everything else Tessera uses (TeamPolicy, scratch memory,
 // Views, SpaceAccessibility) has the same spelling in both.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Sort.hpp>
 
+#include <array>
+#include <cstddef>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #if defined(KOKKOS_VERSION) && KOKKOS_VERSION >= 40000
 #define TESSERA_KOKKOS_MATH_NAMESPACE Kokkos
@@ -73,6 +79,11 @@ KOKKOS_INLINE_FUNCTION T sqrt(T x) {
 }
 
 template <class T>
+KOKKOS_INLINE_FUNCTION T pow(T x, T y) {
+  return TESSERA_KOKKOS_MATH_NAMESPACE::pow(x, y);
+}
+
+template <class T>
 KOKKOS_INLINE_FUNCTION T floor(T x) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::floor(x);
 }
@@ -107,6 +118,31 @@ void sort_view(const ExecSpace& space, const View& view) {
   Kokkos::fence();
 #endif
 }
+
+/// N instances of `space` whose work may run concurrently (N streams on GPUs), for pipelines
+/// that overlap kernels with copies. Kokkos 3.4 cannot partition a space: every one is `space`
+/// itself, so the work is ordered, which is correct, only not overlapped.
+template <std::size_t N, class ExecSpace>
+std::array<ExecSpace, N> independent_instances(const ExecSpace& space) {
+  std::array<ExecSpace, N> out;
+#if defined(KOKKOS_VERSION) && KOKKOS_VERSION >= 40000
+  const std::vector<int> weights(N, 1);
+  const auto instances = Kokkos::Experimental::partition_space(space, weights);
+  for (std::size_t k = 0; k < N; ++k)
+    out[k] = instances[k];
+#else
+  out.fill(space);
+#endif
+  return out;
+}
+
+/// Host memory that the devices of ExecSpace copy to asynchronously (page-locked), where the
+/// backend has it; HostSpace otherwise.
+#if defined(KOKKOS_VERSION) && KOKKOS_VERSION >= 40000
+using PinnedHostSpace = Kokkos::SharedHostPinnedSpace;
+#else
+using PinnedHostSpace = Kokkos::HostSpace;
+#endif
 
 }  // namespace Impl
 }  // namespace tessera

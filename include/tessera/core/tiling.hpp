@@ -100,6 +100,24 @@ struct TuningBase {
   static constexpr std::size_t regroup_min_output_bytes = std::size_t{1} << 25;
   static constexpr std::int64_t regroup_min_intervals   = std::int64_t{1} << 17;
   static constexpr std::int64_t regroup_min_mean_count  = 8;
+
+  // ---- Pairwise engine (pairwise/impl/)
+  /// A PCF team tile is G x G pairs with G = this / sizeof(breakpoint): the G row and G column
+  /// functions of a tile sit transposed in scratch, so that G threads reading G different
+  /// functions at any positions touch G different banks (one 128-byte wavefront).
+  static constexpr int pairwise_pcf_tile_bytes = 128;
+  /// Point vectors: a team tile is this many rows x this many columns.
+  static constexpr int pairwise_point_tile = 32;
+  /// The budget's share (the rest holds the block's function data) that the two output
+  /// buffers take, and the share of free device memory that an automatic budget takes.
+  static constexpr double pairwise_output_share      = 0.5;
+  static constexpr double pairwise_free_memory_share = 0.8;
+  /// Blocks the output is split into by default (masspcf's 32 per GPU): enough for the
+  /// pipeline's first kernel and last download to be a small part of the whole.
+  static constexpr std::size_t pairwise_splits_hint = 32;
+  /// Host copies of at least this many bytes into pairwise outputs use non-temporal stores
+  /// (pairwise/impl/host_stream_copy.hpp).
+  static constexpr std::size_t pairwise_stream_copy_min_bytes = 4096;
 };
 
 /// Host backends: a team is one thread; staged tiles sized to stay in L1.
@@ -114,6 +132,13 @@ struct HostTuning : TuningBase {
   static constexpr int interval_regroup_sort_team_size = 1;
   /// Whether IntervalOrder::automatic ever regroups moves by destination.
   static constexpr bool regroups_moves = false;
+  /// Pairwise engine: threads per team, the block budget when the caller gives none (host
+  /// memory is the "device" memory here), and no occupancy floor on the block side.
+  static constexpr int pairwise_team_size                    = 1;
+  static constexpr std::size_t pairwise_default_budget_bytes = std::size_t{1} << 30;
+  static constexpr double pairwise_occupancy_share           = 0;
+  /// No staging: host backends write blocks straight from the block buffer.
+  static constexpr std::size_t pairwise_staging_bytes = 0;
 };
 
 /// GPU backends, portable kernels.
@@ -135,6 +160,17 @@ struct GpuTuning : TuningBase {
   /// 1024: one team per multiprocessor at up to 64 registers per thread.
   static constexpr int interval_regroup_sort_team_size = 1024;
   static constexpr bool regroups_moves                 = true;
+  /// Pairwise engine: threads per team (at most a tile's pairs), the budget when the backend
+  /// cannot tell its free memory, and the occupancy floor on the block side,
+  /// min_block_side = floor(sqrt(concurrency x this)): a block has at least this share of the
+  /// threads the device holds at once (masspcf: 1024 of an SM's 2048 threads).
+  static constexpr int pairwise_team_size                    = 128;
+  static constexpr std::size_t pairwise_default_budget_bytes = std::size_t{1} << 30;
+  static constexpr double pairwise_occupancy_share           = 0.5;
+  /// Pinned host memory of each of the two staging buffers through which blocks are downloaded
+  /// to host outputs, chunk by chunk (one chunk's copy overlaps the previous chunk's scatter);
+  /// small, because page-locking memory costs about as much as copying it.
+  static constexpr std::size_t pairwise_staging_bytes = std::size_t{8} << 20;
 };
 
 /// Tessera's hand-written CUDA kernels (genred/impl/cuda/), on top of the portable GPU policy.

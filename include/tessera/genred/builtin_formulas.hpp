@@ -83,9 +83,40 @@ struct DotOp {
   }
 };
 
+struct DistanceOp {
+  template <class X, class Y>
+  KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
+    return math::sqrt(squared_distance(x, y));
+  }
+};
+struct CosineSimilarityOp {
+  template <class X, class Y>
+  KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
+    using T    = std::remove_const_t<typename X::element_type>;
+    const T n2 = dot(x, x) * dot(y, y);
+    return n2 > T(0) ? dot(x, y) / math::sqrt(n2) : T(0);
+  }
+};
+struct CosineDistanceOp {
+  template <class X, class Y>
+  KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
+    using T = std::remove_const_t<typename X::element_type>;
+    return T(1) - CosineSimilarityOp::apply(x, y);
+  }
+};
+
 /// F(x_i, y_j) = |x_i - y_j|^2.
 template <int D>
 using SquaredDistance = PointPairFormula<D, SquaredDistanceOp>;
+/// F(x_i, y_j) = |x_i - y_j| (the Euclidean distance).
+template <int D>
+using EuclideanDistance = PointPairFormula<D, DistanceOp>;
+/// F(x_i, y_j) = x_i . y_j / (|x_i| |y_j|), 0 when either vector is 0.
+template <int D>
+using CosineSimilarity = PointPairFormula<D, CosineSimilarityOp>;
+/// F(x_i, y_j) = 1 - CosineSimilarity (scipy's cosine distance).
+template <int D>
+using CosineDistance = PointPairFormula<D, CosineDistanceOp>;
 /// F(x_i, y_j) = x_i . y_j.
 template <int D>
 using DotProduct = PointPairFormula<D, DotOp>;

@@ -137,9 +137,14 @@ std::size_t schedule(const GenredOptions& options, const Shape& shape, const Spa
   }
 }
 
-/// Scalars of the 2D partial buffer of a scheduled kernel: (values, indices).
+/// Scalars of the 2D partial buffer of a scheduled kernel.
+struct PartialExtents {
+  std::size_t values, indices;
+};
+// (A named struct: nvcc 13 with g++ rejects std::pair<std::size_t, std::size_t> as this
+// template's return type in some translation units, "use of built-in trait __remove_cv".)
 template <class Kernel>
-std::pair<std::size_t, std::size_t> partial_extents(const Kernel& k, std::size_t batch) {
+PartialExtents partial_extents(const Kernel& k, std::size_t batch) {
   const std::size_t rows = batch * static_cast<std::size_t>(k.n_outer) * k.chunks;
   return {rows * k.red.acc_values(), rows * k.red.acc_indices()};
 }
@@ -153,10 +158,10 @@ PartialViews<T, typename ExecSpace::memory_space> allocate_partials(const ExecSp
   const auto extents = partial_extents(k, batch);
   partials.values    = decltype(partials.values)(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::partial_values"),
-      extents.first);
+      extents.values);
   partials.indices = decltype(partials.indices)(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::genred::partial_indices"),
-      extents.second);
+      extents.indices);
   k.partial = {partials.values.data(), partials.indices.data(), k.red.acc_values(),
                k.red.acc_indices()};
   return partials;

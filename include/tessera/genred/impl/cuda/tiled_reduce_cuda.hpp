@@ -110,8 +110,8 @@ void launch_on_stream(const Kokkos::Cuda& space, Kernel& k, std::size_t batch,
   void* partial_memory      = nullptr;
   if (k.chunks > 1) {
     const auto extents      = partial_extents(k, batch);
-    const std::size_t bytes = (extents.first * sizeof(T) + 255) / 256 * 256;
-    check_cuda(cudaMallocAsync(&partial_memory, bytes + extents.second * sizeof(int), stream),
+    const std::size_t bytes = (extents.values * sizeof(T) + 255) / 256 * 256;
+    check_cuda(cudaMallocAsync(&partial_memory, bytes + extents.indices * sizeof(int), stream),
                "partial buffer allocation");
     k.partial = {static_cast<T*>(partial_memory),
                  reinterpret_cast<int*>(static_cast<char*>(partial_memory) + bytes),

@@ -1,0 +1,59 @@
+// stream_copy: memcpy for host outputs that are written once and not read back soon (the
+// pairwise engine's scatter of downloaded blocks into outputs of gigabytes). On x86 with SSE2
+// the destination is written with non-temporal stores, which skip the read-for-ownership of
+// every destination line: two memory passes (read the source, write the destination) instead
+// of three. Elsewhere it is std::memcpy.
+#pragma once
+
+#include <tessera/core/tiling.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace tessera {
+namespace Impl {
+
+/// Copies `bytes` from src to dst (not overlapping); on SSE2 hosts, copies of at least
+/// TuningBase::pairwise_stream_copy_min_bytes with non-temporal stores followed by a store
+/// fence, so that the data are visible to other threads on return (shorter ones would leave
+/// partly written lines in the write-combining buffers).
+inline void stream_copy(void* dst, const void* src, std::size_t bytes) {
+#if defined(__SSE2__)
+  if (bytes < TuningBase::pairwise_stream_copy_min_bytes) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  auto* d       = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  // Up to the first 16-byte boundary of the destination with an ordinary copy.
+  const std::size_t head =
+      std::min<std::size_t>((16 - reinterpret_cast<std::uintptr_t>(d) % 16) % 16, bytes);
+  std::memcpy(d, s, head);
+  d += head;
+  s += head;
+  bytes -= head;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
+    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
+  }
+  std::memcpy(d, s, bytes);
+  _mm_sfence();
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+}  // namespace Impl
+}  // namespace tessera

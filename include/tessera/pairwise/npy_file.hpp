@@ -1,0 +1,180 @@
+// NumPy .npy files (format version 1.0): the pairwise engine streams outputs larger than host
+// memory into one, block by block, and read_npy() reads one back.
+//
+// The file holds a little-endian C-order array of float ('<f4') or double ('<f8'): a condensed
+// distance matrix of n functions is the 1-D array of n (n - 1) / 2 values that
+// scipy.spatial.distance.squareform() expands, a packed symmetric matrix the 1-D array of
+// n (n + 1) / 2 values, a dense output the array of shape (*X.shape, *Y.shape);
+// numpy.load(path, mmap_mode='r') maps any of them without reading it whole.
+#pragma once
+
+#include <tessera/core/errors.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <stdexcept>
+#include <string>
+#include <sys/types.h>
+#include <type_traits>
+#include <unistd.h>
+#include <vector>
+
+namespace tessera {
+
+/// Output target of a pairwise call: the .npy file at `path` (created or truncated).
+struct NpyFile {
+  std::string path;
+};
+
+namespace Impl {
+
+template <class T>
+constexpr const char* npy_descr() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "tessera: .npy files hold float or double");
+  return std::is_same_v<T, float> ? "<f4" : "<f8";
+}
+
+/// The header of a version-1.0 .npy file: magic, version, length, dictionary, padded with
+/// spaces and a newline to a multiple of 64 bytes.
+inline std::string npy_header(const char* descr, const std::vector<std::size_t>& shape) {
+  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
+  for (std::size_t e : shape)
+    dict += std::to_string(e) + ", ";
+  if (shape.size() > 1) dict.erase(dict.size() - 1);  // (a, b) but (a,)
+  if (shape.size() > 1)
+    dict.back() = ')';
+  else
+    dict += ")";
+  dict += ", }";
+  const std::size_t unpadded = 10 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  if (dict.size() > 65535) throw std::length_error("tessera::NpyFile: header too long");
+  std::string header("\x93NUMPY\x01\x00", 8);
+  header += static_cast<char>(dict.size() & 0xff);
+  header += static_cast<char>(dict.size() >> 8);
+  return header + dict;
+}
+
+/// An open .npy file of `count` elements written at element offsets (POSIX pwrite); the data
+/// region is allocated (sparse) up front, the file closed by the destructor.
+template <class T>
+class NpyFileWriter {
+ public:
+  NpyFileWriter(const std::string& path, const std::vector<std::size_t>& shape) : path_(path) {
+    const std::string header = npy_header(npy_descr<T>(), shape);
+    std::size_t count        = 1;
+    for (std::size_t e : shape)
+      count *= e;
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd_ < 0) fail("cannot create");
+    data_offset_ = header.size();
+    if (::pwrite(fd_, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) {
+      fail("cannot write the header of");
+    }
+    if (::ftruncate(fd_, static_cast<off_t>(data_offset_ + count * sizeof(T))) != 0) {
+      fail("cannot size");
+    }
+  }
+  NpyFileWriter(const NpyFileWriter&)            = delete;
+  NpyFileWriter& operator=(const NpyFileWriter&) = delete;
+  ~NpyFileWriter() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  /// Writes count elements at element offset `at`; false on an I/O error (thread-safe).
+  bool write(const T* values, std::size_t at, std::size_t count) const {
+    const char* p    = reinterpret_cast<const char*>(values);
+    std::size_t left = count * sizeof(T);
+    off_t where      = static_cast<off_t>(data_offset_ + at * sizeof(T));
+    while (left > 0) {
+      const ssize_t done = ::pwrite(fd_, p, left, where);
+      if (done <= 0) return false;
+      p += done;
+      where += done;
+      left -= static_cast<std::size_t>(done);
+    }
+    return true;
+  }
+
+  /// Closes the file, throwing on a failed close (data not on disk).
+  void close() {
+    const int fd = fd_;
+    fd_          = -1;
+    if (fd >= 0 && ::close(fd) != 0) fail("cannot close");
+  }
+
+  [[noreturn]] void fail(const char* what) const {
+    throw std::runtime_error(
+        concat("tessera::NpyFile: ", what, " '", path_, "' (", std::strerror(errno), ")"));
+  }
+
+ private:
+  std::string path_;
+  int fd_                  = -1;
+  std::size_t data_offset_ = 0;
+};
+
+}  // namespace Impl
+
+/// A .npy array read into host memory: its shape and its values in C order.
+template <class T>
+struct NpyArray {
+  std::vector<std::size_t> shape;
+  Kokkos::View<T*, Kokkos::HostSpace> values;
+};
+
+/// Reads a version-1.x .npy file of little-endian float or double in C order (what the pairwise
+/// engine writes); throws std::runtime_error for a missing file, another dtype or order, or a
+/// file shorter than its shape says. Reads the whole array: O(size) host memory.
+template <class T>
+NpyArray<T> read_npy(const std::string& path) {
+  auto fail = [&](const std::string& what) {
+    throw std::runtime_error("tessera::read_npy: '" + path + "' " + what);
+  };
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) fail("cannot be opened");
+  struct Closer {
+    std::FILE* f;
+    ~Closer() { std::fclose(f); }
+  } closer{f};
+  unsigned char pre[10];
+  if (std::fread(pre, 1, 10, f) != 10 || std::memcmp(pre, "\x93NUMPY", 6) != 0 || pre[6] != 1) {
+    fail("is not a version-1 .npy file");
+  }
+  const std::size_t len = pre[8] | (std::size_t(pre[9]) << 8);
+  std::string dict(len, '\0');
+  if (std::fread(dict.data(), 1, len, f) != len) fail("has a truncated header");
+  if (dict.find(std::string("'descr': '") + Impl::npy_descr<T>() + "'") == std::string::npos) {
+    fail(std::string("does not hold ") + Impl::npy_descr<T>() + " values");
+  }
+  if (dict.find("'fortran_order': False") == std::string::npos) fail("is not in C order");
+  NpyArray<T> a;
+  const std::size_t open = dict.find("'shape': (");
+  if (open == std::string::npos) fail("has no shape");
+  std::size_t pos   = open + 10;
+  std::size_t count = 1;
+  while (pos < dict.size() && dict[pos] != ')') {
+    if (dict[pos] == ',' || dict[pos] == ' ') {
+      ++pos;
+      continue;
+    }
+    std::size_t used    = 0;
+    const std::size_t e = std::stoull(dict.substr(pos), &used);
+    a.shape.push_back(e);
+    count *= e;
+    pos += used;
+  }
+  a.values = Kokkos::View<T*, Kokkos::HostSpace>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::npy"), count);
+  if (std::fread(a.values.data(), sizeof(T), count, f) != count) fail("is shorter than its shape");
+  return a;
+}
+
+}  // namespace tessera

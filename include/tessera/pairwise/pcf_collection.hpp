@@ -1,0 +1,259 @@
+// Piecewise constant functions (PCFs): the collection type the pairwise engine integrates, and
+// its validator.
+//
+// A PCF f with breakpoints (t_0, v_0), ..., (t_{K-1}, v_{K-1}), t_0 < t_1 < ... < t_{K-1}, is
+//
+//   f(t) = 0          for t < t_0,
+//   f(t) = v_k        for t_k <= t < t_{k+1},
+//   f(t) = v_{K-1}    for t_{K-1} <= t < end,
+//
+// where `end` is the integration end of the call (PairwiseOptions::end_time, +infinity by
+// default). The last value extends to +infinity, as in masspcf, so that a PCF means the same
+// whatever else it is compared with; integrals over an infinite domain are then finite only if
+// every function ends at zero, which is what the validator demands when end is infinite (Betti
+// curves, stable ranks and other PCFs of topological data analysis do end at zero). With a
+// finite end, breakpoints at or after it are ignored and the last value may be anything. Before
+// its first breakpoint a function is zero, so that functions starting at different times compare
+// as the plots show them (masspcf's functions all start at t = 0, where both conventions agree).
+#pragma once
+
+#include <tessera/core/errors.hpp>
+#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/pairwise/function_shape.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tessera {
+
+/// One breakpoint as the kernels load it: 8 (float) or 16 (double) bytes in one load.
+template <class T>
+struct alignas(2 * sizeof(T)) PcfPoint {
+  T t;
+  T v;
+};
+
+/// A collection of n PCFs in one memory space: offsets(f) .. offsets(f + 1) - 1 index f's rows of
+/// breakpoints(k, 0) = t_k and breakpoints(k, 1) = v_k (masspcf's (K, 2) point arrays, stored
+/// back to back). T is float or double (times and values alike); offsets has n + 1 entries,
+/// offsets(0) = 0 and offsets(n) = breakpoints.extent(0). The Views are held, not copied.
+/// A collection may carry a batch shape (reshaped()), which cdist's dense output takes over.
+template <class T, class MemorySpace = Kokkos::HostSpace>
+class PcfCollection {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "tessera::PcfCollection: T must be float or double");
+
+ public:
+  using value_type       = T;
+  using memory_space     = MemorySpace;
+  using offsets_view     = Kokkos::View<const std::size_t*, MemorySpace>;
+  using breakpoints_view = Kokkos::View<const T* [2], Kokkos::LayoutRight, MemorySpace>;
+
+  PcfCollection() = default;
+  /// Throws std::invalid_argument for an empty offsets View (n + 1 >= 1 entries are needed).
+  PcfCollection(offsets_view offsets, breakpoints_view breakpoints)
+      : offsets_(offsets), breakpoints_(breakpoints), shape_(checked_size(offsets)) {}
+
+  /// The same functions seen as a batch of the given shape (its size must be size()).
+  PcfCollection reshaped(const FunctionShape& shape) const {
+    if (shape.size() != size()) {
+      throw std::invalid_argument(Impl::concat("tessera::PcfCollection::reshaped: shape ",
+                                               shape.str(), " holds ", shape.size(),
+                                               " functions (expected ", size(), ")"));
+    }
+    PcfCollection r = *this;
+    r.shape_        = shape;
+    return r;
+  }
+
+  /// Number of functions.
+  std::size_t size() const { return offsets_.extent(0) == 0 ? 0 : offsets_.extent(0) - 1; }
+  const FunctionShape& shape() const { return shape_; }
+  const offsets_view& offsets() const { return offsets_; }
+  const breakpoints_view& breakpoints() const { return breakpoints_; }
+
+ private:
+  static std::size_t checked_size(const offsets_view& offsets) {
+    if (offsets.extent(0) == 0) {
+      throw std::invalid_argument(
+          "tessera::PcfCollection: offsets has no entries (expected n + 1 >= 1)");
+    }
+    return offsets.extent(0) - 1;
+  }
+
+  offsets_view offsets_;
+  breakpoints_view breakpoints_;
+  FunctionShape shape_;
+};
+
+/// What the validator learns on its way: the engine sizes its buffers and picks its kernel with
+/// it.
+struct PcfSummary {
+  std::size_t functions  = 0;  ///< n
+  std::size_t points     = 0;  ///< breakpoints of all functions
+  std::size_t max_points = 0;  ///< breakpoints of the longest function
+};
+
+namespace Impl {
+
+/// Why a function is invalid, as the device check reports it.
+enum class PcfDefect : int {
+  none = 0,
+  empty,             // offsets(f + 1) <= offsets(f)
+  past_end,          // offsets(f + 1) > breakpoints.extent(0)
+  time_not_finite,   // a time is NaN or infinite
+  time_unsorted,     // t_{k+1} <= t_k
+  value_not_finite,  // a value is NaN or infinite
+  tail_not_zero,     // the last value is not 0 with an infinite integration end
+};
+
+template <class T>
+KOKKOS_INLINE_FUNCTION bool is_finite(T x) {
+  return x - x == T(0);  // false for NaN and +-infinity; needs no math library on any backend
+}
+
+/// The first defect of breakpoints [begin, end) of one function, and the breakpoint it is at.
+template <class Breakpoints>
+KOKKOS_INLINE_FUNCTION PcfDefect pcf_defect(const Breakpoints& bp, std::size_t begin,
+                                            std::size_t end, bool infinite_end,
+                                            std::size_t& where) {
+  using T = std::remove_const_t<typename Breakpoints::value_type>;
+  where   = begin;
+  if (end <= begin) return PcfDefect::empty;
+  if (end > bp.extent(0)) return PcfDefect::past_end;
+  for (std::size_t k = begin; k < end; ++k) {
+    where     = k;
+    const T t = bp(k, 0);
+    if (!is_finite(t)) return PcfDefect::time_not_finite;
+    if (k > begin && !(t > bp(k - 1, 0))) return PcfDefect::time_unsorted;
+    if (!is_finite(bp(k, 1))) return PcfDefect::value_not_finite;
+  }
+  if (infinite_end && bp(end - 1, 1) != T(0)) return PcfDefect::tail_not_zero;
+  return PcfDefect::none;
+}
+
+/// Index of the first invalid function (n if none) and the longest function's length.
+template <class Offsets, class Breakpoints>
+struct PcfCheck {
+  Offsets offsets;
+  Breakpoints breakpoints;
+  bool infinite_end;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t f, std::size_t& first_bad) const {
+    std::size_t where;
+    if (pcf_defect(breakpoints, offsets(f), offsets(f + 1), infinite_end, where) !=
+            PcfDefect::none &&
+        f < first_bad) {
+      first_bad = f;
+    }
+  }
+};
+template <class Offsets>
+struct PcfLongest {
+  Offsets offsets;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t f, std::size_t& longest) const {
+    const std::size_t len = offsets(f + 1) - offsets(f);
+    if (len > longest) longest = len;
+  }
+};
+
+/// An execution space that can read MemorySpace: the host when it can, else the space's own.
+template <class MemorySpace>
+using ValidationSpace = std::conditional_t<
+    Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, MemorySpace>::accessible,
+    Kokkos::DefaultHostExecutionSpace, typename MemorySpace::execution_space>;
+
+inline const char* describe(PcfDefect d) {
+  switch (d) {
+    case PcfDefect::empty:
+      return "has no breakpoints (offsets must increase strictly)";
+    case PcfDefect::past_end:
+      return "ends past the last breakpoint (offsets exceed breakpoints)";
+    case PcfDefect::time_not_finite:
+      return "has a NaN or infinite time";
+    case PcfDefect::time_unsorted:
+      return "has times that do not increase strictly";
+    case PcfDefect::value_not_finite:
+      return "has a NaN or infinite value";
+    case PcfDefect::tail_not_zero:
+      return "ends at a non-zero value, so its integral to end_time = +infinity diverges "
+             "(end the function at 0 or pass a finite end_time)";
+    default:
+      return "is valid";
+  }
+}
+
+}  // namespace Impl
+
+/// Checks a collection and summarises it: offsets(0) = 0 and offsets(n) = number of
+/// breakpoints; every function non-empty, with finite, strictly increasing times and finite
+/// values; with an infinite end_time, every function's last value 0 (see the file comment).
+/// Throws std::invalid_argument naming the first bad function, its breakpoint and the defect,
+/// as "tessera::<caller>: <argument> function f ...". Runs on the host when it can read the
+/// Views, else on their memory space's execution space; returns host values, so it waits.
+/// O(points) work, no allocation.
+template <class T, class MemorySpace>
+PcfSummary validate_pcfs(const PcfCollection<T, MemorySpace>& pcfs,
+                         T end_time = math::infinity<T>(), const char* caller = "validate_pcfs",
+                         const char* argument = "pcfs") {
+  using Space         = Impl::ValidationSpace<MemorySpace>;
+  const auto& off     = pcfs.offsets();
+  const auto& bp      = pcfs.breakpoints();
+  const std::size_t n = pcfs.size();
+  Impl::require(!(end_time != end_time), caller, "end_time is NaN");
+
+  std::size_t ends[2] = {0, 0};
+  {
+    auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{},
+                                                     Kokkos::subview(off, std::make_pair(0, 1)));
+    auto last  = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{},
+                                                     Kokkos::subview(off, std::make_pair(n, n + 1)));
+    ends[0]    = first(0);
+    ends[1]    = last(0);
+  }
+  if (ends[0] != 0 || ends[1] != bp.extent(0)) {
+    throw std::invalid_argument(
+        Impl::concat("tessera::", caller, ": ", argument, " offsets run from ", ends[0], " to ",
+                     ends[1], " (expected 0 to ", bp.extent(0), ", the number of breakpoints)"));
+  }
+
+  PcfSummary summary{n, bp.extent(0), 0};
+  if (n == 0) return summary;
+  const bool infinite_end = !(end_time < math::infinity<T>());
+  std::size_t first_bad   = n;
+  Kokkos::parallel_reduce("tessera::pairwise::validate_pcfs",
+                          Kokkos::RangePolicy<Space>(Space{}, 0, n),
+                          Impl::PcfCheck<std::decay_t<decltype(off)>, std::decay_t<decltype(bp)>>{
+                              off, bp, infinite_end},
+                          Kokkos::Min<std::size_t>(first_bad));
+  if (first_bad < n) {
+    // Describe the defect on the host from a copy of the bad function alone.
+    auto range = Kokkos::create_mirror_view_and_copy(
+        Kokkos::HostSpace{}, Kokkos::subview(off, std::make_pair(first_bad, first_bad + 2)));
+    const std::size_t begin = range(0), end = range(1);
+    const std::size_t hi = end > begin && end <= bp.extent(0) ? end : begin;
+    Kokkos::View<T* [2], Kokkos::LayoutRight, Kokkos::HostSpace> local("tessera::pcf", hi - begin);
+    if (hi > begin) {
+      Kokkos::deep_copy(local, Kokkos::subview(bp, std::make_pair(begin, hi), Kokkos::ALL));
+    }
+    std::size_t where = 0;
+    const auto defect = end <= begin ? Impl::PcfDefect::empty
+                        : end > bp.extent(0)
+                            ? Impl::PcfDefect::past_end
+                            : Impl::pcf_defect(local, 0, hi - begin, infinite_end, where);
+    throw std::invalid_argument(
+        Impl::concat("tessera::", caller, ": ", argument, " function ", first_bad, " (breakpoints ",
+                     begin, " to ", end, ", at breakpoint ", where, ") ", Impl::describe(defect)));
+  }
+  Kokkos::parallel_reduce("tessera::pairwise::longest_pcf",
+                          Kokkos::RangePolicy<Space>(Space{}, 0, n),
+                          Impl::PcfLongest<std::decay_t<decltype(off)>>{off},
+                          Kokkos::Max<std::size_t>(summary.max_points));
+  return summary;
+}
+
+}  // namespace tessera

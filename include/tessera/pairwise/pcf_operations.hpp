@@ -1,0 +1,82 @@
+// What the pairwise engine integrates over two PCFs f and g: each operation gives the integrand
+// of one rectangle [l, r) x (f, g) of the two functions' common refinement and the map applied
+// to the integral (masspcf's OperationL1Dist, OperationLpDist, OperationL2InnerProduct):
+//
+//   result(f, g) = finalize( sum over rectangles (r - l) * integrand(f_value, g_value) ).
+//
+// Every integrand is 0 where both functions are 0, which is what makes integrals over the
+// functions' zero tails vanish (pcf_collection.hpp). A new operation is a struct with the same
+// two members plus `symmetric_skip`, the pairs a pdist-like call computes.
+#pragma once
+
+#include <tessera/core/errors.hpp>
+#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/pairwise/block_scheduler.hpp>
+
+namespace tessera {
+
+/// L1 distance: integral of |f - g|.
+struct PcfL1 {
+  static constexpr TriangleSkipMode symmetric_skip = TriangleSkipMode::lower_triangle_skip_diag;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T integrand(T f, T g) const {
+    return math::fabs(f - g);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T finalize(T s) const {
+    return s;
+  }
+};
+
+/// L2 distance: (integral of (f - g)^2)^(1/2) (Lp with p = 2, without the general power).
+struct PcfL2 {
+  static constexpr TriangleSkipMode symmetric_skip = TriangleSkipMode::lower_triangle_skip_diag;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T integrand(T f, T g) const {
+    return (f - g) * (f - g);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T finalize(T s) const {
+    return math::sqrt(s);
+  }
+};
+
+/// Lp distance, p > 0: (integral of |f - g|^p)^(1/p). pdist and cdist run p = 1 and p = 2 as
+/// PcfL1 and PcfL2, which skip the two powers per rectangle.
+struct PcfLp {
+  static constexpr TriangleSkipMode symmetric_skip = TriangleSkipMode::lower_triangle_skip_diag;
+  double p                                         = 1;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T integrand(T f, T g) const {
+    return math::pow(math::fabs(f - g), static_cast<T>(p));
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T finalize(T s) const {
+    return math::pow(s, static_cast<T>(1.0 / p));
+  }
+};
+
+/// L2 inner product: integral of f g (a kernel matrix: the diagonal is computed too).
+struct PcfL2InnerProduct {
+  static constexpr TriangleSkipMode symmetric_skip = TriangleSkipMode::lower_triangle;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T integrand(T f, T g) const {
+    return f * g;
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T finalize(T s) const {
+    return s;
+  }
+};
+
+namespace Impl {
+/// Throws std::invalid_argument unless p is a finite number > 0.
+inline void require_valid_p(const char* caller, double p) {
+  if (!(p > 0) || !(p < math::infinity<double>())) {
+    throw std::invalid_argument(
+        concat("tessera::", caller, ": p is ", p, " (expected a finite p > 0)"));
+  }
+}
+}  // namespace Impl
+
+}  // namespace tessera

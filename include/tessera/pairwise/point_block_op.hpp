@@ -1,0 +1,73 @@
+// PointBlockOp: the BlockOp of point vectors: F(x_i, y_j) for a Genred formula F with one
+// i-variable and one j-variable of compile-time dimension D and output dimension 1 (Euclidean
+// distance, cosine similarity, a radial kernel...). The BlockOp concept is documented in
+// pairwise.hpp.
+#pragma once
+
+#include <tessera/genred/formula.hpp>
+#include <tessera/pairwise/block_scheduler.hpp>
+#include <tessera/pairwise/impl/function_stream.hpp>
+#include <tessera/pairwise/impl/point_kernel.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tessera {
+
+namespace Impl {
+template <class F>
+struct PointFormulaDim {
+  static_assert(std::is_same_v<typename F::param_dims, Dims<>>,
+                "tessera::pairwise: a point formula takes no parameter variables");
+  static_assert(F::i_dims::count == 1 && F::j_dims::count == 1,
+                "tessera::pairwise: a point formula takes one i-variable and one j-variable");
+  static_assert(F::out_dim == 1, "tessera::pairwise: a point formula has output dimension 1");
+  static constexpr int value = DimAt<typename F::i_dims, 0>::value;
+  static_assert(value > 0 && DimAt<typename F::j_dims, 0>::value == value,
+                "tessera::pairwise: a point formula compares points of one compile-time "
+                "dimension D");
+};
+}  // namespace Impl
+
+/// F over pairs of rows x_i (rows of an n x D View) and columns y_j (an m x D View).
+template <class ExecSpace, class F, class T, class RowSpace, class ColSpace = RowSpace>
+class PointBlockOp {
+ public:
+  using value_type       = T;
+  static constexpr int D = Impl::PointFormulaDim<F>::value;
+
+  PointBlockOp(const F& f, const Kokkos::View<const T**, Kokkos::LayoutRight, RowSpace>& x,
+               const Kokkos::View<const T**, Kokkos::LayoutRight, ColSpace>& y)
+      : f_(f), rows_(x), cols_(y), n_rows_(x.extent(0)), n_cols_(y.extent(0)) {}
+
+  std::size_t rows() const { return n_rows_; }
+  std::size_t cols() const { return n_cols_; }
+  std::size_t block_data_bytes(const BlockInfo& b) const {
+    return rows_.bytes(b.rows) + cols_.bytes(b.cols);
+  }
+  void reserve(const ExecSpace& space, const BlockScheduler& s, std::size_t data_bytes) {
+    const bool whole = rows_.total_bytes() + cols_.total_bytes() <= data_bytes;
+    rows_.reserve(space, s.row_bands(), whole);
+    cols_.reserve(space, s.col_bands(), whole);
+  }
+  void upload(const ExecSpace& space, const BlockInfo& b) {
+    x_ = rows_.upload(space, b.rows);
+    y_ = cols_.upload(space, b.cols);
+  }
+  void launch(const ExecSpace& space, const BlockInfo& b, TriangleSkipMode skip, T* out) const {
+    Impl::launch_point_block<D>(space, x_, y_, out, b.rows.size(), b.cols.size(), b.rows.first,
+                                b.cols.first, skip, f_);
+  }
+
+ private:
+  F f_;
+  Impl::PointStream<ExecSpace, T, RowSpace> rows_;
+  Impl::PointStream<ExecSpace, T, ColSpace> cols_;
+  std::size_t n_rows_, n_cols_;
+  const T* x_ = nullptr;
+  const T* y_ = nullptr;
+};
+
+}  // namespace tessera

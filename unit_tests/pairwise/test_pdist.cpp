@@ -1,0 +1,214 @@
+// pdist and l2_kernel of PCFs against direct host integration in double, on every execution
+// space: metrics, function shapes, budgets, input and output memory, .npy streaming.
+#include <tessera/pairwise/pairwise.hpp>
+
+#include "execution_spaces.hpp"
+#include "reference/pcf_reference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tessera_test::HostPcf;
+using tessera_test::PcfTimes;
+
+template <class ExecSpace>
+class Pdist : public ::testing::Test {};
+TYPED_TEST_SUITE(Pdist, tessera_test::ExecutionSpaces);
+
+/// Relative tolerance of a result: float sums of ~100 rectangles of O(1) values lose ~1e-6
+/// each; double sums agree with the reference to rounding.
+template <class T>
+double tolerance() {
+  return std::is_same_v<T, float> ? 2e-4 : 1e-11;
+}
+
+template <class T, class View>
+void expect_condensed(const View& out, const std::vector<HostPcf>& f, double p, double end,
+                      const char* what) {
+  auto h              = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
+  const std::size_t n = f.size();
+  ASSERT_EQ(h.extent(0), n * (n - (n > 0)) / 2);
+  for (std::size_t i = 1; i < n; ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      const double ref = tessera_test::lp_distance(f[i], f[j], p, end);
+      ASSERT_NEAR(h(i * (i - 1) / 2 + j), ref, tolerance<T>() * (1 + std::abs(ref)))
+          << what << ": pair (" << i << ", " << j << ")";
+    }
+  }
+}
+
+template <class ExecSpace, class T, class Metric>
+void check_pdist(const std::vector<HostPcf>& f, const Metric& metric, double p,
+                 tessera::PairwiseOptions options = {}) {
+  const auto X        = tessera_test::to_collection<T>(f);
+  const std::size_t n = f.size();
+  Kokkos::View<T*, Kokkos::HostSpace> out("out", n * (n - (n > 0)) / 2);
+  tessera::pdist(ExecSpace{}, metric, X, out, options);
+  expect_condensed<T>(out, f, p, options.end_time, "pdist");
+}
+
+TYPED_TEST(Pdist, L1OfRandomFunctionsOfUnequalLengths) {
+  const auto f = tessera_test::random_pcfs(37, 1, 1, 40);
+  check_pdist<TypeParam, float>(f, tessera::PcfL1{}, 1);
+  check_pdist<TypeParam, double>(f, tessera::PcfL1{}, 1);
+}
+
+TYPED_TEST(Pdist, LpForSeveralP) {
+  const auto f = tessera_test::random_pcfs(23, 2, 1, 25);
+  for (double p : {2.0, 3.0, 0.5, 1.0}) {
+    check_pdist<TypeParam, double>(f, tessera::PcfLp{p}, p);
+    check_pdist<TypeParam, float>(f, tessera::PcfLp{p}, p);
+  }
+}
+
+TYPED_TEST(Pdist, SharedAndInterleavedBreakpoints) {
+  check_pdist<TypeParam, double>(tessera_test::random_pcfs(19, 3, 1, 30, PcfTimes::shared),
+                                 tessera::PcfL1{}, 1);
+  check_pdist<TypeParam, double>(tessera_test::random_pcfs(20, 4, 1, 30, PcfTimes::interleaved),
+                                 tessera::PcfL1{}, 1);
+}
+
+TYPED_TEST(Pdist, ConstantAndSingleBreakpointFunctionsWithAFiniteEnd) {
+  // One breakpoint each, non-zero tails: integrals are finite only up to end_time; starting
+  // times differ, so the zero before each function's first breakpoint counts.
+  tessera::PairwiseOptions options;
+  options.end_time = 7.5;
+  const auto f     = tessera_test::random_pcfs(17, 5, 1, 1, PcfTimes::random, true);
+  check_pdist<TypeParam, double>(f, tessera::PcfL1{}, 1, options);
+  check_pdist<TypeParam, float>(f, tessera::PcfLp{2}, 2, options);
+  // Breakpoints on both sides of the end: the ones after it are ignored.
+  options.end_time = 4;
+  check_pdist<TypeParam, double>(tessera_test::random_pcfs(29, 6, 1, 30, PcfTimes::random, true),
+                                 tessera::PcfL1{}, 1, options);
+}
+
+TYPED_TEST(Pdist, DoubleAccumulationOfFloatFunctions) {
+  const auto f = tessera_test::random_pcfs(31, 7, 50, 120);
+  tessera::PairwiseOptions options;
+  options.accumulation = tessera::Accumulation::double_;
+  check_pdist<TypeParam, float>(f, tessera::PcfL1{}, 1, options);
+}
+
+TYPED_TEST(Pdist, LongFunctionsBeyondTheScratchTile) {
+  // 300 to 400 breakpoints: more than a GPU team's scratch holds, the kernel reads global memory.
+  check_pdist<TypeParam, float>(tessera_test::random_pcfs(9, 8, 300, 400), tessera::PcfL1{}, 1);
+}
+
+TYPED_TEST(Pdist, EmptyAndTinyCollections) {
+  for (std::size_t n : {0, 1, 2}) {
+    check_pdist<TypeParam, float>(tessera_test::random_pcfs(n, 9, 1, 5), tessera::PcfL1{}, 1);
+  }
+}
+
+TYPED_TEST(Pdist, ManySmallBlocksGiveTheOneBlockResult) {
+  using T      = float;
+  const auto f = tessera_test::random_pcfs(61, 10, 1, 60);
+  // Resident inputs: the whole budget goes to the block buffers.
+  const auto X =
+      tessera_test::copy_to<typename TypeParam::memory_space>(tessera_test::to_collection<T>(f));
+  const std::size_t m = 61 * 60 / 2;
+  Kokkos::View<T*, Kokkos::HostSpace> one("one", m), many("many", m);
+  tessera::PairwiseOptions options;
+  options.n_splits_hint  = 1;
+  options.min_block_side = 0;
+  const auto r1          = tessera::pdist(TypeParam{}, X, one, options);
+  EXPECT_EQ(r1.blocks, 1u);
+  options.budget_bytes       = 2 * 2 * 7 * 7 * sizeof(T);  // 7 x 7 blocks, 9 bands
+  options.check_skipped_zero = true;
+  std::size_t calls = 0, last_bytes = 0;
+  options.progress = [&](const tessera::PairwiseProgress& p) {
+    ++calls;
+    EXPECT_EQ(p.blocks_done, calls);
+    EXPECT_GE(p.bytes_written, last_bytes);
+    last_bytes = p.bytes_written;
+    EXPECT_EQ(p.bytes_total, m * sizeof(T));
+  };
+  const auto r2 = tessera::pdist(TypeParam{}, X, many, options);
+  EXPECT_EQ(r2.block_side, 7u);
+  EXPECT_EQ(r2.blocks, 9u * 10u / 2u);
+  EXPECT_EQ(calls, r2.blocks);
+  EXPECT_EQ(last_bytes, m * sizeof(T));
+  EXPECT_EQ(r2.bytes_written, m * sizeof(T));
+  for (std::size_t k = 0; k < m; ++k)
+    ASSERT_EQ(one(k), many(k)) << k;  // same arithmetic per pair
+}
+
+TYPED_TEST(Pdist, InputsAndOutputInTheExecutionSpaceMemory) {
+  using T        = double;
+  using DevSpace = typename TypeParam::memory_space;
+  const auto f   = tessera_test::random_pcfs(45, 11, 1, 50);
+  const auto X   = tessera_test::to_collection<T>(f);
+  const auto Xd  = tessera_test::copy_to<DevSpace>(X);
+  tessera::PairwiseOptions options;
+  options.budget_bytes   = 4 * 12 * 12 * sizeof(T);  // several blocks
+  options.min_block_side = 0;
+  Kokkos::View<T*, DevSpace> out("out", 45 * 44 / 2);
+  tessera::pdist(TypeParam{}, tessera::PcfL1{}, Xd, out, options);
+  expect_condensed<T>(out, f, 1, options.end_time, "resident inputs, device output");
+  Kokkos::View<T*, DevSpace> out2("out2", 45 * 44 / 2);
+  tessera::pdist(TypeParam{}, tessera::PcfL1{}, X, out2, options);
+  expect_condensed<T>(out2, f, 1, options.end_time, "streamed inputs, device output");
+}
+
+TYPED_TEST(Pdist, OutputLargerThanTheBudgetStreamedToNpy) {
+  using T      = float;
+  const auto f = tessera_test::random_pcfs(83, 12, 1, 40);
+  const auto X = tessera_test::to_collection<T>(f);
+  const std::string path =
+      ::testing::TempDir() + "tessera_pdist_" + std::to_string(std::rand()) + ".npy";
+  tessera::PairwiseOptions options;
+  options.budget_bytes   = 83 * 82 / 2 * sizeof(T) / 4;  // the output is 4 budgets
+  options.min_block_side = 0;
+  options.n_splits_hint  = 1;
+  const auto report      = tessera::pdist(TypeParam{}, X, tessera::NpyFile{path}, options);
+  EXPECT_GT(report.blocks, 4u);
+  const auto a = tessera::read_npy<T>(path);
+  ASSERT_EQ(a.shape, std::vector<std::size_t>{83 * 82 / 2});
+  expect_condensed<T>(a.values, f, 1, options.end_time, "npy");
+  std::remove(path.c_str());
+}
+
+TYPED_TEST(Pdist, L2KernelIsThePackedInnerProductMatrix) {
+  for (unsigned seed : {13u, 14u}) {
+    const auto f        = tessera_test::random_pcfs(seed == 13 ? 27 : 1, seed, 1, 35);
+    const auto X        = tessera_test::to_collection<double>(f);
+    const std::size_t n = f.size();
+    Kokkos::View<double*, Kokkos::HostSpace> out("out", n * (n + 1) / 2);
+    tessera::PairwiseOptions options;
+    options.check_skipped_zero = true;
+    tessera::l2_kernel(TypeParam{}, X, out, options);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        const double ref = tessera_test::l2_inner_product(f[i], f[j], options.end_time);
+        ASSERT_NEAR(out(i * (i + 1) / 2 + j), ref, 1e-11 * (1 + std::abs(ref))) << i << ", " << j;
+      }
+    }
+  }
+}
+
+TYPED_TEST(Pdist, PointVectorsCondensed) {
+  using T     = double;
+  const int n = 41;
+  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> x("x", n, 3);
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k)
+      x(i, k) = std::sin(1.7 * i + k) + 0.1 * k;
+  Kokkos::View<T*, Kokkos::HostSpace> out("out", n * (n - 1) / 2);
+  tessera::pdist(TypeParam{}, tessera::EuclideanDistance<3>{}, x, out);
+  for (int i = 1; i < n; ++i) {
+    for (int j = 0; j < i; ++j) {
+      double r2 = 0;
+      for (int k = 0; k < 3; ++k)
+        r2 += (x(i, k) - x(j, k)) * (x(i, k) - x(j, k));
+      ASSERT_NEAR(out(i * (i - 1) / 2 + j), std::sqrt(r2), 1e-13) << i << ", " << j;
+    }
+  }
+}
+
+}  // namespace
