@@ -6,8 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -91,6 +98,286 @@ TEST(NpyFile, ReaderRejectsWhatItCannotRead) {
   expect_rejected<std::runtime_error>(
       [] { tessera::Impl::NpyFileWriter<float> w("/nonexistent-dir/x.npy", {2}); },
       {"cannot create", "/nonexistent-dir/x.npy"});
+}
+
+/// Python's tuple syntax for non-negative integers: (), (a,), (a, ), (a, b), (a, b, ) ...
+bool is_python_int_tuple(const std::string& s) {
+  static const std::regex tuple(R"(\( *\)|\( *\d+ *, *\)|\( *\d+( *, *\d+)+ *,? *\))");
+  return std::regex_match(s, tuple);
+}
+
+/// The header's length field (bytes 8 and 9, little-endian).
+std::size_t header_length_field(const std::string& h) {
+  return std::size_t(std::uint8_t(h[8])) | std::size_t(std::uint8_t(h[9])) << 8;
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+TEST(NpyFile, HeaderDictionaryOfScalarsVectorsAndMatrices) {
+  struct Case {
+    std::vector<std::size_t> shape;
+    const char* tuple;
+  };
+  const Case cases[] = {{{}, "()"},
+                        {{5}, "(5, )"},
+                        {{3, 4}, "(3, 4)"},
+                        {{0}, "(0, )"},
+                        {{7, 1, 13}, "(7, 1, 13)"},
+                        {{2, 3, 1, 4}, "(2, 3, 1, 4)"},
+                        {{123456789012}, "(123456789012, )"}};
+  for (const char* descr : {"<f4", "<f8"}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(descr) + " " + c.tuple);
+      EXPECT_TRUE(is_python_int_tuple(c.tuple));
+      const std::string h    = tessera::Impl::npy_header(descr, c.shape);
+      const std::string dict = std::string("{'descr': '") + descr +
+                               "', 'fortran_order': False, 'shape': " + c.tuple + ", }";
+      ASSERT_EQ(h.size() % 64, 0u);
+      ASSERT_GE(h.size(), 10 + dict.size() + 1);
+      EXPECT_EQ(h.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+      EXPECT_EQ(header_length_field(h), h.size() - 10);
+      // Exactly: the dictionary, spaces (fewer than 64) and one newline.
+      const std::size_t pad = h.size() - 10 - dict.size() - 1;
+      EXPECT_LT(pad, 64u);
+      EXPECT_EQ(h.substr(10), dict + std::string(pad, ' ') + "\n");
+    }
+  }
+  // The tuple checker itself: Python rejects these.
+  EXPECT_FALSE(is_python_int_tuple("(5)"));
+  EXPECT_FALSE(is_python_int_tuple("(,)"));
+  EXPECT_FALSE(is_python_int_tuple("(3, 4"));
+  EXPECT_FALSE(is_python_int_tuple("(3,, 4)"));
+}
+
+TEST(NpyFile, HeaderIsPaddedTo64BytesForEveryLength) {
+  // Dictionary lengths cover every residue modulo 64: ranks 0 to 6, extents of 1 to 20 digits.
+  std::size_t residues_seen = 0;
+  std::vector<bool> seen(64, false);
+  for (std::size_t rank = 0; rank <= 6; ++rank) {
+    std::size_t extent = 1;
+    for (int digits = 1; digits <= 20; ++digits, extent = extent * 10 + (digits % 7)) {
+      const std::vector<std::size_t> shape(rank, extent);
+      const std::string h = tessera::Impl::npy_header("<f4", shape);
+      ASSERT_EQ(h.size() % 64, 0u) << "rank " << rank << ", extent " << extent;
+      ASSERT_EQ(h.back(), '\n');
+      ASSERT_EQ(header_length_field(h), h.size() - 10);
+      const std::size_t close = h.rfind('}');
+      ASSERT_NE(close, std::string::npos);
+      ASSERT_EQ(h.find_first_not_of(' ', close + 1), h.size() - 1) << "only spaces after '}'";
+      const std::size_t unpadded = close + 2;  // magic .. '}' and the newline
+      if (!seen[unpadded % 64]) ++residues_seen;
+      seen[unpadded % 64] = true;
+      ASSERT_LT(h.size() - unpadded, 64u);
+      const std::size_t open = h.find("'shape': ") + 9;
+      EXPECT_TRUE(is_python_int_tuple(h.substr(open, h.find(')', open) + 1 - open)))
+          << h.substr(open);
+      if (rank == 0) break;  // one scalar header
+    }
+  }
+  EXPECT_GT(residues_seen, 32u);  // the sweep did exercise many paddings
+}
+
+/// Writes `values` (shape `shape`) with NpyFileWriter in `pieces` pieces, last piece first, then
+/// checks read_npy's shape and values bit for bit.
+template <class T>
+void round_trip_pieces(const std::vector<std::size_t>& shape, const std::vector<T>& values,
+                       std::size_t pieces, const std::string& name) {
+  const std::string path = temp_path("pieces_" + name);
+  {
+    tessera::Impl::NpyFileWriter<T> w(path, shape);
+    const std::size_t n = values.size(), step = (n + pieces - 1) / std::max<std::size_t>(pieces, 1);
+    for (std::size_t end = n; end > 0;) {
+      const std::size_t begin = end > step ? end - step : 0;
+      ASSERT_TRUE(w.write(values.data() + begin, begin, end - begin));
+      end = begin;
+    }
+    w.close();
+  }
+  const auto a = tessera::read_npy<T>(path);
+  EXPECT_EQ(a.shape, shape);
+  ASSERT_EQ(a.values.extent(0), values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    ASSERT_EQ(std::memcmp(&a.values(k), &values[k], sizeof(T)), 0)
+        << name << ": value " << k << " reads " << a.values(k) << ", wrote " << values[k];
+  }
+  EXPECT_EQ(read_bytes(path).size(),
+            tessera::Impl::npy_header(tessera::Impl::npy_descr<T>(), shape).size() +
+                values.size() * sizeof(T));
+  std::remove(path.c_str());
+}
+
+template <class T>
+std::vector<T> sample_values(std::size_t n) {
+  using L                      = std::numeric_limits<T>;
+  const std::vector<T> special = {T(-0.0),         L::quiet_NaN(), L::infinity(), -L::infinity(),
+                                  L::denorm_min(), L::max(),       L::lowest(),   L::epsilon()};
+  std::vector<T> v(n);
+  for (std::size_t k = 0; k < n; ++k)
+    v[k] = k < special.size() ? special[k] : T(1) / T(k + 3) - T(k % 5);
+  return v;
+}
+
+template <class T>
+void round_trip_shapes() {
+  const std::string t = sizeof(T) == 4 ? "f4_" : "f8_";
+  round_trip_pieces<T>({}, sample_values<T>(1), 1, t + "scalar");
+  round_trip_pieces<T>({1}, sample_values<T>(1), 1, t + "one");
+  round_trip_pieces<T>({13}, sample_values<T>(13), 3, t + "thirteen");
+  round_trip_pieces<T>({97}, sample_values<T>(97), 97, t + "ninety_seven_singly");
+  round_trip_pieces<T>({3, 5, 7}, sample_values<T>(105), 4, t + "three_five_seven");
+  round_trip_pieces<T>({1, 1}, sample_values<T>(1), 1, t + "one_by_one");
+  round_trip_pieces<T>({11, 0, 3}, sample_values<T>(0), 1, t + "empty");
+}
+
+TEST(NpyFile, RoundTripsSpecialValuesAndOddShapesOfFloat) {
+  round_trip_shapes<float>();
+}
+
+TEST(NpyFile, RoundTripsSpecialValuesAndOddShapesOfDouble) {
+  round_trip_shapes<double>();
+}
+
+TEST(NpyFile, UnwrittenValuesReadZeroAndReopeningTruncates) {
+  const std::string path = temp_path("sparse");
+  {
+    // An older, larger file of non-zero values at the same path must not show through.
+    tessera::Impl::NpyFileWriter<double> old(path, {30});
+    const std::vector<double> ones(30, 1.0);
+    ASSERT_TRUE(old.write(ones.data(), 0, 30));
+    old.close();
+  }
+  {
+    tessera::Impl::NpyFileWriter<double> w(path, {4, 5});
+    const double mid[] = {1.5, -2.5, 3.5};
+    ASSERT_TRUE(w.write(mid, 7, 3));  // values 7, 8, 9 only
+    w.close();
+  }
+  const auto a = tessera::read_npy<double>(path);
+  ASSERT_EQ(a.shape, (std::vector<std::size_t>{4, 5}));
+  ASSERT_EQ(a.values.extent(0), 20u);
+  for (std::size_t k = 0; k < 20; ++k) {
+    const double expected = k == 7 ? 1.5 : k == 8 ? -2.5 : k == 9 ? 3.5 : 0.0;
+    EXPECT_EQ(a.values(k), expected) << "value " << k;
+  }
+  // A smaller array at the same path replaces the file (O_TRUNC), not just its start.
+  {
+    tessera::Impl::NpyFileWriter<float> w(path, {3});
+    const float v[] = {9, 8, 7};
+    ASSERT_TRUE(w.write(v, 0, 3));
+    w.close();
+  }
+  const auto b = tessera::read_npy<float>(path);
+  ASSERT_EQ(b.shape, std::vector<std::size_t>{3});
+  ASSERT_EQ(b.values.extent(0), 3u);
+  EXPECT_EQ(b.values(0), 9.0f);
+  EXPECT_EQ(b.values(2), 7.0f);
+  EXPECT_EQ(read_bytes(path).size(), tessera::Impl::npy_header("<f4", {3}).size() + 12);
+  std::remove(path.c_str());
+}
+
+TEST(NpyFile, ReaderRejectsBadMagicVersionOrderDtypeAndTruncation) {
+  using tessera_test::expect_rejected;
+  const std::string path = temp_path("bad_files");
+  const std::string good = tessera::Impl::npy_header("<f8", {2, 3}) + std::string(48, '\0');
+  auto rejected          = [&](const std::string& bytes, const std::string& message) {
+    write_bytes(path, bytes);
+    expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
+                                        {"tessera::read_npy: '" + path + "'", message});
+  };
+  write_bytes(path, good);
+  EXPECT_EQ(tessera::read_npy<double>(path).values.extent(0), 6u);  // the base file is fine
+
+  rejected("", "is not a version-1 .npy file");
+  rejected(good.substr(0, 9), "is not a version-1 .npy file");
+  std::string bytes = good;
+  bytes[1]          = 'X';  // \x93XUMPY
+  rejected(bytes, "is not a version-1 .npy file");
+  bytes    = good;
+  bytes[0] = 'N';
+  rejected(bytes, "is not a version-1 .npy file");
+  bytes    = good;
+  bytes[6] = 2;  // version 2.0 (4-byte length field) is not read
+  rejected(bytes, "is not a version-1 .npy file");
+  // The header's length field promises more than the file holds.
+  rejected(good.substr(0, 40), "has a truncated header");
+  // Another dtype: float, or big-endian double.
+  bytes = good;
+  bytes.replace(bytes.find("<f8"), 3, "<f4");
+  rejected(bytes, "does not hold <f8 values");
+  bytes = good;
+  bytes.replace(bytes.find("<f8"), 3, ">f8");
+  rejected(bytes, "does not hold <f8 values");
+  // Fortran order ("True " keeps the header length).
+  bytes = good;
+  bytes.replace(bytes.find("False"), 5, "True ");
+  rejected(bytes, "is not in C order");
+  bytes = good;
+  bytes.replace(bytes.find("'shape'"), 7, "'shapf'");
+  rejected(bytes, "has no shape");
+  // One value short, and no data at all.
+  rejected(good.substr(0, good.size() - 1), "is shorter than its shape");
+  rejected(good.substr(0, good.size() - 48), "is shorter than its shape");
+  std::remove(path.c_str());
+
+  // A float file read as double and a double file read as float.
+  {
+    tessera::Impl::NpyFileWriter<float> w(path, {5});
+    w.close();
+  }
+  expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
+                                      {"does not hold <f8 values"});
+  EXPECT_EQ(tessera::read_npy<float>(path).values.extent(0), 5u);
+  std::remove(path.c_str());
+  expect_rejected<std::runtime_error>([&] { tessera::read_npy<float>(path); },
+                                      {"tessera::read_npy: '" + path + "' cannot be opened"});
+}
+
+// A shape whose product overflows (it would wrap to an empty array) is rejected.
+/// Open file descriptors of this process below 4096.
+int open_descriptors() {
+  int count = 0;
+  for (int fd = 0; fd < 4096; ++fd)
+    count += ::fcntl(fd, F_GETFD) != -1;
+  return count;
+}
+
+TEST(NpyFile, FailedWriterClosesItsFile) {
+  // /dev/full opens but refuses every write: the constructor fails after open().
+  const int before = open_descriptors();
+  for (int k = 0; k < 3; ++k) {
+    tessera_test::expect_rejected<std::runtime_error>(
+        [] { tessera::Impl::NpyFileWriter<float> w("/dev/full", {4}); }, {"'/dev/full'"});
+  }
+  EXPECT_EQ(open_descriptors(), before);
+}
+
+TEST(NpyFile, ReaderRejectsAShapeWhoseSizeOverflows) {
+  const std::string path = temp_path("overflow");
+  write_bytes(path, tessera::Impl::npy_header("<f8", {std::size_t(1) << 62, 4}));
+  tessera_test::expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
+                                                    {"too large a shape"});
+  std::remove(path.c_str());
+}
+
+// A non-numeric extent gets read_npy's own error naming the file.
+TEST(NpyFile, ReaderRejectsAMalformedShapeWithItsOwnMessage) {
+  const std::string path = temp_path("malformed_shape");
+  std::string bytes      = tessera::Impl::npy_header("<f8", {2, 3}) + std::string(48, '\0');
+  bytes.replace(bytes.find("(2, 3)"), 6, "(x, 3)");
+  write_bytes(path, bytes);
+  tessera_test::expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
+                                                    {"tessera::read_npy: '" + path + "'"});
+  std::remove(path.c_str());
 }
 
 }  // namespace

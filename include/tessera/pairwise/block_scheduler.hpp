@@ -69,8 +69,9 @@ inline std::vector<Band> subdivide(std::size_t side, std::size_t n) {
   std::vector<Band> bands;
   bands.reserve(n / side + 1);
   for (std::size_t first = 0; first < n; first += side) {
-    bands.push_back({first, std::min(first + side, n) - 1});
-    if (n - first <= side) break;  // no overflow of first + side near SIZE_MAX
+    const std::size_t left = n - first;  // never overflows, unlike first + side near SIZE_MAX
+    bands.push_back({first, first + std::min(side, left) - 1});
+    if (left <= side) break;
   }
   return bands;
 }

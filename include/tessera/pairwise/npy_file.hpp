@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <sys/types.h>
@@ -76,10 +77,10 @@ class NpyFileWriter {
     if (fd_ < 0) fail("cannot create");
     data_offset_ = header.size();
     if (::pwrite(fd_, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) {
-      fail("cannot write the header of");
+      abandon("cannot write the header of");
     }
     if (::ftruncate(fd_, static_cast<off_t>(data_offset_ + count * sizeof(T))) != 0) {
-      fail("cannot size");
+      abandon("cannot size");
     }
   }
   NpyFileWriter(const NpyFileWriter&)            = delete;
@@ -113,6 +114,16 @@ class NpyFileWriter {
   [[noreturn]] void fail(const char* what) const {
     throw std::runtime_error(
         concat("tessera::NpyFile: ", what, " '", path_, "' (", std::strerror(errno), ")"));
+  }
+
+ private:
+  /// fail() from the constructor: closes the file first (no destructor will run).
+  [[noreturn]] void abandon(const char* what) {
+    const int error = errno;
+    ::close(fd_);
+    fd_   = -1;
+    errno = error;
+    fail(what);
   }
 
  private:
@@ -165,11 +176,18 @@ NpyArray<T> read_npy(const std::string& path) {
       ++pos;
       continue;
     }
-    std::size_t used    = 0;
-    const std::size_t e = std::stoull(dict.substr(pos), &used);
+    if (dict[pos] < '0' || dict[pos] > '9') fail("has a malformed shape");
+    std::size_t e = 0;
+    for (; pos < dict.size() && dict[pos] >= '0' && dict[pos] <= '9'; ++pos) {
+      const std::size_t digit = std::size_t(dict[pos] - '0');
+      if (e > (std::numeric_limits<std::size_t>::max() - digit) / 10) fail("has too large a shape");
+      e = e * 10 + digit;
+    }
+    if (e != 0 && count > std::numeric_limits<std::size_t>::max() / sizeof(T) / e) {
+      fail("has too large a shape");
+    }
     a.shape.push_back(e);
     count *= e;
-    pos += used;
   }
   a.values = Kokkos::View<T*, Kokkos::HostSpace>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::npy"), count);

@@ -205,6 +205,10 @@ PcfSummary validate_pcfs(const PcfCollection<T, MemorySpace>& pcfs,
   const auto& bp      = pcfs.breakpoints();
   const std::size_t n = pcfs.size();
   Impl::require(!(end_time != end_time), caller, "end_time is NaN");
+  if (off.extent(0) == 0) {
+    throw std::invalid_argument(Impl::concat("tessera::", caller, ": ", argument,
+                                             " offsets has no entries (expected n + 1 >= 1)"));
+  }
 
   std::size_t ends[2] = {0, 0};
   {
