@@ -24,6 +24,7 @@
 
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/function_shape.hpp>
+#include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/npy_file.hpp>
 #include <tessera/pairwise/pairwise.hpp>
 #include <tessera/pairwise/pairwise_options.hpp>

@@ -228,8 +228,8 @@ void pcf_block(benchmark::State& state, Kernel kernel) {
   const T end     = tessera::math::infinity<T>();
   auto run        = [&](Kernel k, T* to) {
     if (k == Kernel::staged) {
-      tessera::Impl::launch_pcf_block<T>(Space(), data, to, n, n, 0, 0, skip, end, tessera::PcfL1{},
-                                         points);
+      tessera::Impl::launch_pcf_block<T>(Space(), data, to, tessera::BlockStorage::row_major(n), n,
+                                         n, 0, 0, skip, end, tessera::PcfL1{}, points);
     } else if (k == Kernel::naive_seed) {
       tessera_bench::launch_naive_pcf_block<NaiveWalk::seed, T>(Space(), data, to, n, n, 0, 0, skip,
                                                                 end, tessera::PcfL1{});
@@ -379,12 +379,14 @@ void register_rows() {
   }
   for (const char* type : {"float", "double"}) {
     const bool f = std::string(type) == "float";
-    for (auto [kernel, name] : {std::pair{Kernel::naive_seed, "naive"},
+    for (const auto& variant : {std::pair{Kernel::naive_seed, "naive"},
                                 std::pair{Kernel::naive_tessera_walk, "naive_tessera_walk"},
                                 std::pair{Kernel::staged, "staged"}}) {
-      row(std::string("pcf_block_") + type + "/" + name, [f, kernel](benchmark::State& s) {
-        f ? pcf_block<float>(s, kernel) : pcf_block<double>(s, kernel);
-      });
+      const Kernel kernel = variant.first;  // captured below (C++17)
+      row(std::string("pcf_block_") + type + "/" + variant.second,
+          [f, kernel](benchmark::State& s) {
+            f ? pcf_block<float>(s, kernel) : pcf_block<double>(s, kernel);
+          });
     }
   }
   row("euclid_d16/genred_sum", euclid_genred);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -137,6 +138,39 @@ TYPED_TEST(Pdist, ManySmallBlocksGiveTheOneBlockResult) {
   EXPECT_EQ(r2.bytes_written, m * sizeof(T));
   for (std::size_t k = 0; k < m; ++k)
     ASSERT_EQ(one(k), many(k)) << k;  // same arithmetic per pair
+}
+
+TYPED_TEST(Pdist, BlocksLargerThanAStagingBufferDownloadInChunks) {
+  // On GPUs host outputs arrive through 8 MiB staging buffers: one block of 2100 x 2100 floats
+  // (17.6 MB) is three chunks; with the budget below, three blocks of which the first (the
+  // pipeline's second) is two chunks, so the chunk stream crosses block boundaries. The device
+  // output is copied into place without a download: the same values bit for bit.
+  using T             = float;
+  const std::size_t n = 2100, m = n * (n - 1) / 2;
+  const auto f = tessera_test::random_pcfs(n, 12, 1, 8);
+  const auto X = tessera_test::to_collection<T>(f);
+  tessera::PairwiseOptions options;
+  options.min_block_side = 0;
+  options.n_splits_hint  = 1;
+  Kokkos::View<T*, typename TypeParam::memory_space> on_device("on_device", m);
+  tessera::pdist(TypeParam{}, X, on_device, options);
+  const auto reference = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, on_device);
+  for (const std::size_t budget : {std::size_t{0}, 4 * 1500 * 1500 * sizeof(T)}) {
+    options.budget_bytes = budget;
+    Kokkos::View<T*, Kokkos::HostSpace> out("out", m);
+    const auto r = tessera::pdist(TypeParam{}, X, out, options);
+    EXPECT_EQ(r.blocks, budget == 0 ? 1u : 3u);
+    for (std::size_t k = 0; k < m; ++k)
+      ASSERT_EQ(out(k), reference(k)) << "budget " << budget << ", position " << k;
+  }
+  for (const auto& [i, j] : {std::pair<std::size_t, std::size_t>{1, 0},
+                             {1499, 0},
+                             {1500, 1499},
+                             {n - 1, 0},
+                             {n - 1, n - 2}}) {
+    const double ref = tessera_test::lp_distance(f[i], f[j], 1, options.end_time);
+    EXPECT_NEAR(reference(i * (i - 1) / 2 + j), ref, tolerance<T>() * (1 + std::abs(ref)));
+  }
 }
 
 TYPED_TEST(Pdist, InputsAndOutputInTheExecutionSpaceMemory) {

@@ -30,9 +30,12 @@
 //                                // allocate for the largest block; functions that fit in
 //                                // data_bytes whole may be uploaded here (queued) once
 //   void upload(const ExecSpace&, const BlockInfo&);     // queue the block's inputs
-//   void launch(const ExecSpace&, const BlockInfo&, TriangleSkipMode, value_type* out) const;
-//                                // queue the kernel: out(r, c) (rows x cols, row-major, in the
-//                                // space's memory) for every pair the skip mode computes
+//   void launch(const ExecSpace&, const BlockInfo&, TriangleSkipMode, const BlockStorage&,
+//               value_type* out) const;
+//                                // queue the kernel: pair (r, c) of the block at
+//                                // out[storage.index(r, c)] (in the space's memory) for every
+//                                // pair the skip mode computes, nothing else (matrix_layout.hpp:
+//                                // a diagonal block of a triangular output is stored packed)
 // PcfBlockOp and PointBlockOp are the two built in.
 #pragma once
 
@@ -42,6 +45,7 @@
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/function_shape.hpp>
 #include <tessera/pairwise/impl/block_pipeline.hpp>
+#include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/npy_file.hpp>
 #include <tessera/pairwise/pairwise_options.hpp>
 #include <tessera/pairwise/pcf_block_op.hpp>

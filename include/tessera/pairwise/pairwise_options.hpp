@@ -45,7 +45,7 @@ struct PairwiseOptions {
   Accumulation accumulation = Accumulation::input;
   /// Debug check (the seed's): clear each block buffer before its kernel and throw
   /// std::logic_error if a pair the layout skips holds a non-zero value after it. Costs a
-  /// clear and a reduction per block.
+  /// clear and a reduction per block, and stores diagonal blocks whole (not packed).
   bool check_skipped_zero = false;
   /// Called on the host after each block is written (from the calling thread).
   std::function<void(const PairwiseProgress&)> progress;

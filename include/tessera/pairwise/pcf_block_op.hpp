@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tessera/pairwise/block_scheduler.hpp>
+#include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/impl/function_stream.hpp>
 #include <tessera/pairwise/impl/pcf_kernel.hpp>
 #include <tessera/pairwise/pcf_collection.hpp>
@@ -37,12 +38,10 @@ class PcfBlockOp {
   std::size_t block_data_bytes(const BlockInfo& b) const {
     return rows_.bytes(b.rows) + cols_.bytes(b.cols);
   }
-  /// Allocates the device arrays: all functions (uploaded now) when they fit in data_bytes,
-  /// else the largest bands of the schedule.
+  /// Allocates the device arrays: all functions (uploaded now, once when both sides are the
+  /// same functions) when they fit in data_bytes, else the largest bands of the schedule.
   void reserve(const ExecSpace& space, const BlockScheduler& s, std::size_t data_bytes) {
-    const bool whole = rows_.total_bytes() + cols_.total_bytes() <= data_bytes;
-    rows_.reserve(space, s.row_bands(), whole);
-    cols_.reserve(space, s.col_bands(), whole);
+    Impl::reserve_sides(space, s, data_bytes, rows_, cols_);
   }
   /// Queues the upload of block b's functions on `space`.
   void upload(const ExecSpace& space, const BlockInfo& b) {
@@ -50,10 +49,11 @@ class PcfBlockOp {
     const auto c = cols_.upload(space, b.cols);
     data_        = {r.offsets, c.offsets, r.base, c.base, r.points, c.points};
   }
-  /// Queues block b's kernel on `space`: out (rows x cols, row-major) gets every computed pair.
-  void launch(const ExecSpace& space, const BlockInfo& b, TriangleSkipMode skip, T* out) const {
-    Impl::launch_pcf_block<Acc>(space, data_, out, b.rows.size(), b.cols.size(), b.rows.first,
-                                b.cols.first, skip, end_, op_, max_points_);
+  /// Queues block b's kernel on `space`: out (laid out as `storage`) gets every computed pair.
+  void launch(const ExecSpace& space, const BlockInfo& b, TriangleSkipMode skip,
+              const BlockStorage& storage, T* out) const {
+    Impl::launch_pcf_block<Acc>(space, data_, out, storage, b.rows.size(), b.cols.size(),
+                                b.rows.first, b.cols.first, skip, end_, op_, max_points_);
   }
 
  private:

@@ -6,6 +6,7 @@
 
 #include <tessera/genred/formula.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
+#include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/impl/function_stream.hpp>
 #include <tessera/pairwise/impl/point_kernel.hpp>
 
@@ -47,18 +48,19 @@ class PointBlockOp {
   std::size_t block_data_bytes(const BlockInfo& b) const {
     return rows_.bytes(b.rows) + cols_.bytes(b.cols);
   }
+  /// Allocates the device arrays: all functions (uploaded now, once when both sides are the
+  /// same functions) when they fit in data_bytes, else the largest bands of the schedule.
   void reserve(const ExecSpace& space, const BlockScheduler& s, std::size_t data_bytes) {
-    const bool whole = rows_.total_bytes() + cols_.total_bytes() <= data_bytes;
-    rows_.reserve(space, s.row_bands(), whole);
-    cols_.reserve(space, s.col_bands(), whole);
+    Impl::reserve_sides(space, s, data_bytes, rows_, cols_);
   }
   void upload(const ExecSpace& space, const BlockInfo& b) {
     x_ = rows_.upload(space, b.rows);
     y_ = cols_.upload(space, b.cols);
   }
-  void launch(const ExecSpace& space, const BlockInfo& b, TriangleSkipMode skip, T* out) const {
-    Impl::launch_point_block<D>(space, x_, y_, out, b.rows.size(), b.cols.size(), b.rows.first,
-                                b.cols.first, skip, f_);
+  void launch(const ExecSpace& space, const BlockInfo& b, TriangleSkipMode skip,
+              const BlockStorage& storage, T* out) const {
+    Impl::launch_point_block<D>(space, x_, y_, out, storage, b.rows.size(), b.cols.size(),
+                                b.rows.first, b.cols.first, skip, f_);
   }
 
  private:

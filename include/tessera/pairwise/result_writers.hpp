@@ -1,15 +1,10 @@
 // Result writers: where the engine puts each finished block (masspcf's DistanceMatrix,
 // SymmetricMatrix and Tensor writers).
 //
-// A layout maps the kept pairs (i, j) of an n_rows x n_cols matrix to positions of a flat array:
-//   condensed  (pdist)       i > j,  position i (i - 1) / 2 + j   (scipy's condensed form read
-//                                    row-wise over the lower triangle), n (n - 1) / 2 values;
-//   symmetric  (l2_kernel)   i >= j, position i (i + 1) / 2 + j   (packed lower triangle with
-//                                    the diagonal), n (n + 1) / 2 values;
-//   dense      (cdist)       all,    position i n_cols + j        (row-major; the shape
-//                                    (*X.shape, *Y.shape) has the same layout).
-// In every layout the kept columns of one row of a block are consecutive positions, so a writer
-// moves a block as one copy per row. Blocks do not overlap: writers need no locking.
+// The layouts (condensed, symmetric, dense) are described in matrix_layout.hpp. In every layout
+// the kept columns of one row of a block are consecutive positions, and consecutive values of
+// the block's row in its buffer (BlockStorage), so a writer moves a block as one copy per row.
+// Blocks do not overlap: writers need no locking.
 //
 // Targets: a rank-1 (or contiguous LayoutRight) View in host memory, filled by host threads from
 // the downloaded block; a View in the execution space's memory, filled by a kernel from the
@@ -19,6 +14,7 @@
 #include <tessera/core/errors.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/impl/host_stream_copy.hpp>
+#include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/npy_file.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -34,78 +30,36 @@
 
 namespace tessera {
 
-/// How a pairwise call lays its kept pairs out in memory (see the file comment).
-enum class MatrixLayout { condensed, symmetric, dense };
-
 namespace Impl {
 
-/// Position of pair (i, first kept column of the row) minus that column: row i's base.
-KOKKOS_INLINE_FUNCTION std::size_t layout_row_base(MatrixLayout layout, std::size_t i,
-                                                   std::size_t n_cols) {
-  switch (layout) {
-    case MatrixLayout::condensed:
-      return i * (i - (i > 0)) / 2;  // i (i - 1) / 2
-    case MatrixLayout::symmetric:
-      return i * (i + 1) / 2;
-    default:
-      return i * n_cols;
-  }
+/// Where the kept values of row r0 + r of block b go: output position `to`, `count` values,
+/// read from `from` values past the start of rows [r0, ..) in the block's storage.
+struct RowMove {
+  std::size_t to, from, count;
+};
+KOKKOS_INLINE_FUNCTION RowMove row_move(const BlockInfo& b, const BlockStorage& storage,
+                                        std::size_t r0, std::size_t r, MatrixLayout layout,
+                                        std::size_t n_cols) {
+  const std::size_t i = b.rows.first + r0 + r, end = layout_row_end(layout, i, b.cols.last + 1);
+  const std::size_t count = end > b.cols.first ? end - b.cols.first : 0;
+  return {layout_row_base(layout, i, n_cols) + b.cols.first,
+          storage.row_start(r0 + r) - storage.row_start(r0), count};
 }
 
-/// One past the last kept column of row i among columns [.., col_end).
-KOKKOS_INLINE_FUNCTION std::size_t layout_row_end(MatrixLayout layout, std::size_t i,
-                                                  std::size_t col_end) {
-  switch (layout) {
-    case MatrixLayout::condensed:
-      return col_end < i ? col_end : i;
-    case MatrixLayout::symmetric:
-      return col_end < i + 1 ? col_end : i + 1;
-    default:
-      return col_end;
-  }
-}
-
-/// Values an output of the layout holds; throws std::length_error on overflow.
-inline std::size_t layout_size(MatrixLayout layout, std::size_t n_rows, std::size_t n_cols) {
-  const std::size_t max = std::numeric_limits<std::size_t>::max();
-  if (layout == MatrixLayout::dense) {
-    if (n_cols != 0 && n_rows > max / n_cols) {
-      throw std::length_error("tessera::pairwise: the output size overflows std::size_t");
-    }
-    return n_rows * n_cols;
-  }
-  const std::size_t n = n_rows;
-  if (n > 0 && n + 1 > max / n) {
-    throw std::length_error("tessera::pairwise: the output size overflows std::size_t");
-  }
-  return layout == MatrixLayout::condensed ? n * (n - (n > 0)) / 2 : n * (n + 1) / 2;
-}
-
-/// Values of a block that the layout keeps.
-inline std::size_t kept_in_block(MatrixLayout layout, const BlockInfo& b) {
-  std::size_t kept = 0;
-  for (std::size_t i = b.rows.first; i <= b.rows.last; ++i) {
-    const std::size_t end = layout_row_end(layout, i, b.cols.last + 1);
-    kept += end > b.cols.first ? end - b.cols.first : 0;
-  }
-  return kept;
-}
-
-/// Copies the kept values of block rows r0 + r from `rows` (row r of the block's rows
-/// [r0, ..), cols values each) to a host array, one stream_copy per row (run on host threads).
+/// Copies the kept values of block rows r0 + r from `rows` (the block's rows [r0, ..) as its
+/// storage lays them out) to a host array, one stream_copy per row (run on host threads).
 template <class T>
 struct HostRowCopy {
   T* out;
   const T* rows;
   BlockInfo b;
+  BlockStorage storage;
   std::size_t r0;
   MatrixLayout layout;
   std::size_t n_cols;
   void operator()(std::size_t r) const {
-    const std::size_t i = b.rows.first + r0 + r, end = layout_row_end(layout, i, b.cols.last + 1);
-    if (end <= b.cols.first) return;
-    stream_copy(out + layout_row_base(layout, i, n_cols) + b.cols.first, rows + r * b.cols.size(),
-                (end - b.cols.first) * sizeof(T));
+    const RowMove m = row_move(b, storage, r0, r, layout, n_cols);
+    if (m.count > 0) stream_copy(out + m.to, rows + m.from, m.count * sizeof(T));
   }
 };
 
@@ -115,16 +69,13 @@ struct FileRowCopy {
   const NpyFileWriter<T>* file;
   const T* rows;
   BlockInfo b;
+  BlockStorage storage;
   std::size_t r0;
   MatrixLayout layout;
   std::size_t n_cols;
   void operator()(std::size_t r, std::size_t& failures) const {
-    const std::size_t i = b.rows.first + r0 + r, end = layout_row_end(layout, i, b.cols.last + 1);
-    if (end <= b.cols.first) return;
-    if (!file->write(rows + r * b.cols.size(), layout_row_base(layout, i, n_cols) + b.cols.first,
-                     end - b.cols.first)) {
-      ++failures;
-    }
+    const RowMove m = row_move(b, storage, r0, r, layout, n_cols);
+    if (m.count > 0 && !file->write(rows + m.from, m.to, m.count)) ++failures;
   }
 };
 
@@ -134,16 +85,15 @@ struct DeviceRowCopy {
   T* out;
   const T* block;
   BlockInfo b;
+  BlockStorage storage;
   MatrixLayout layout;
   std::size_t n_cols;
   KOKKOS_INLINE_FUNCTION void operator()(
       const typename Kokkos::TeamPolicy<ExecSpace>::member_type& m) const {
-    const std::size_t r = m.league_rank(), i = b.rows.first + r;
-    const std::size_t end = layout_row_end(layout, i, b.cols.last + 1);
-    if (end <= b.cols.first) return;
-    T* dst       = out + layout_row_base(layout, i, n_cols) + b.cols.first;
-    const T* src = block + r * b.cols.size();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, end - b.cols.first),
+    const RowMove move = row_move(b, storage, 0, m.league_rank(), layout, n_cols);
+    T* dst             = out + move.to;
+    const T* src       = block + move.from;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, move.count),
                          [&](std::size_t k) { dst[k] = src[k]; });
   }
 };
@@ -164,20 +114,24 @@ class ArrayWriter {
 
   MatrixLayout layout() const { return layout_; }
 
-  /// Host target: copies rows [r0, r0 + n) of block b from `rows` (n x cols, row-major, in
-  /// host memory) into place.
-  void write_host(const BlockInfo& b, std::size_t r0, std::size_t n, const T* rows) const {
+  /// Host target: copies rows [r0, r0 + n) of block b from `rows` (host memory, laid out as
+  /// `storage` lays out those rows) into place.
+  void write_host(const BlockInfo& b, const BlockStorage& storage, std::size_t r0, std::size_t n,
+                  const T* rows) const {
     Kokkos::parallel_for("tessera::pairwise::write_block_host",
                          Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
-                         Impl::HostRowCopy<T>{data_, rows, b, r0, layout_, n_cols_});
+                         Impl::HostRowCopy<T>{data_, rows, b, storage, r0, layout_, n_cols_});
   }
 
-  /// Device target: copies block b (in the space's memory) into place on `space` (asynchronous).
+  /// Device target: copies block b (in the space's memory, as `storage`) into place on `space`
+  /// (asynchronous).
   template <class ExecSpace>
-  void write_device(const ExecSpace& space, const BlockInfo& b, const T* block) const {
-    Kokkos::parallel_for("tessera::pairwise::write_block_device",
-                         Kokkos::TeamPolicy<ExecSpace>(space, int(b.rows.size()), Kokkos::AUTO),
-                         Impl::DeviceRowCopy<ExecSpace, T>{data_, block, b, layout_, n_cols_});
+  void write_device(const ExecSpace& space, const BlockInfo& b, const BlockStorage& storage,
+                    const T* block) const {
+    Kokkos::parallel_for(
+        "tessera::pairwise::write_block_device",
+        Kokkos::TeamPolicy<ExecSpace>(space, int(b.rows.size()), Kokkos::AUTO),
+        Impl::DeviceRowCopy<ExecSpace, T>{data_, block, b, storage, layout_, n_cols_});
   }
 
   void finish() {}
@@ -202,18 +156,20 @@ class NpyWriter {
 
   MatrixLayout layout() const { return layout_; }
 
-  /// Writes rows [r0, r0 + n) of block b from `rows` (n x cols, row-major, host memory).
-  void write_host(const BlockInfo& b, std::size_t r0, std::size_t n, const T* rows) const {
+  /// Writes rows [r0, r0 + n) of block b from `rows` (host memory, laid out as `storage` lays
+  /// out those rows).
+  void write_host(const BlockInfo& b, const BlockStorage& storage, std::size_t r0, std::size_t n,
+                  const T* rows) const {
     std::size_t failures = 0;
-    Kokkos::parallel_reduce("tessera::pairwise::write_block_file",
-                            Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
-                            Impl::FileRowCopy<T>{file_.get(), rows, b, r0, layout_, n_cols_},
-                            failures);
+    Kokkos::parallel_reduce(
+        "tessera::pairwise::write_block_file",
+        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
+        Impl::FileRowCopy<T>{file_.get(), rows, b, storage, r0, layout_, n_cols_}, failures);
     if (failures > 0) file_->fail("cannot write to");
   }
 
   template <class ExecSpace>
-  void write_device(const ExecSpace&, const BlockInfo&, const T*) const {}
+  void write_device(const ExecSpace&, const BlockInfo&, const BlockStorage&, const T*) const {}
 
   /// Closes the file (throws if the data did not reach it).
   void finish() { file_->close(); }

@@ -1,19 +1,24 @@
 // The double-buffered block pipeline (masspcf's CudaBlockPipeline, on Kokkos instances).
 //
 // Two device block buffers, a compute instance, two download instances and two small pinned
-// host staging buffers. For block k (device buffer k mod 2):
-//   1. upload the block's function data and launch its kernel on the compute instance
-//      (asynchronous; the buffer was last read by block k - 2's downloads, finished in 2.);
-//   2. while the kernel runs, download block k - 1 and write it on the host, chunk by chunk:
-//      chunk c + 1 is copied into one staging buffer (on one download instance) while the host
-//      writes chunk c from the other, so that the copies hide behind the host writes;
-//   3. wait for the kernel;
-// and at the end download and write the last block. The kernel of block k + 1 thus overlaps the
-// download and the host writes of block k. The staging buffers are small
-// (Tuning::pairwise_staging_bytes each) because page-locking host memory costs about as much
-// time as copying it: a call pins megabytes, not blocks. Outputs in the execution space's
-// memory skip the download: a kernel on the compute instance copies each block into place. On
-// host backends the block buffer is already host memory and is written directly.
+// host staging buffers. Block k's kernel writes buffer k mod 2 on the compute instance (diagonal
+// blocks of triangular outputs packed: their kept pairs alone, see matrix_layout.hpp); the
+// buffer is downloaded to the host chunk by chunk (rows of the block that fit a staging buffer)
+// and each chunk is written into place by host threads. The chunks of all blocks form one
+// stream: while the host writes chunk q from one staging buffer, the copy of chunk q + 1 (of
+// the same block, or the first of the next block, queued behind that block's kernel) fills the
+// other, so the copy engine never waits for the host between blocks. Once block k's last chunk
+// has arrived, its buffer takes block k + 2's uploads and kernel, which thus run while block
+// k + 1 is downloaded and written. Queue dependencies between instances are device-side where
+// the backend offers them (PairwiseBackend::wait_for), so the host blocks only on the chunk it
+// is about to write. The pipeline runs the scheduler's blocks (sorted by descending work) with
+// the smallest first, since nothing overlaps the first block's kernel.
+//
+// The staging buffers are small (Tuning::pairwise_staging_bytes each) because page-locking host
+// memory costs about as much time as copying it: a call pins megabytes, not blocks. Outputs in
+// the execution space's memory skip the download: a kernel on the compute instance copies each
+// block into place. On host backends the block buffer is already host memory and is written
+// directly.
 #pragma once
 
 #include <tessera/core/errors.hpp>
@@ -21,6 +26,7 @@
 #include <tessera/core/tiling.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/impl/backend.hpp>
+#include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/pairwise_options.hpp>
 #include <tessera/pairwise/result_writers.hpp>
 
@@ -31,11 +37,13 @@
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
+#include <vector>
 
 namespace tessera {
 namespace Impl {
 
-/// Counts the non-zero values of a block at pairs the skip mode leaves alone.
+/// Counts the non-zero values of a block at pairs the skip mode leaves alone (the block stored
+/// row-major, as it is whenever the check runs).
 template <class T>
 struct SkippedNonzero {
   const T* block;
@@ -112,9 +120,41 @@ BlockScheduler schedule_blocks(const ExecSpace& space, const BlockOp& op, BlockT
   }
 }
 
-/// The rows of a block that fit one staging buffer of `staging` elements (at least one row).
-inline std::size_t rows_per_chunk(const BlockInfo& b, std::size_t staging) {
-  return std::max<std::size_t>(staging / b.cols.size(), 1);
+/// One past the last row of the chunk of a block's `rows` rows (stored as `storage`) that starts
+/// at row r: the most rows whose values fit `staging` elements, at least one.
+inline std::size_t chunk_end(const BlockStorage& storage, std::size_t r, std::size_t rows,
+                             std::size_t staging) {
+  const std::size_t base = storage.row_start(r);
+  std::size_t lo = r + 1, hi = rows;  // row_start grows with the row: bisect
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo + 1) / 2;
+    if (storage.row_start(mid) - base <= staging) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+/// Elements of a staging buffer: at least the largest chunk of any block (a chunk holds at most
+/// `staging` values, or one row, and at most the block).
+inline std::size_t staging_elements(const std::vector<BlockInfo>& blocks, std::size_t staging) {
+  std::size_t elements = 0;
+  for (const BlockInfo& b : blocks)
+    elements = std::max(elements, std::min(b.work(), std::max(staging, b.cols.size())));
+  return elements;
+}
+
+/// The order in which the pipeline runs `blocks` (indices): the last (smallest) block first,
+/// since nothing overlaps the first kernel, then the others in their order.
+inline std::vector<std::size_t> pipeline_order(const std::vector<BlockInfo>& blocks) {
+  std::vector<std::size_t> order;
+  order.reserve(blocks.size());
+  if (!blocks.empty()) order.push_back(blocks.size() - 1);
+  for (std::size_t k = 0; k + 1 < blocks.size(); ++k)
+    order.push_back(k);
+  return order;
 }
 
 /// Runs every block of `scheduler` through op and writer (see the file comment); returns when
@@ -131,35 +171,38 @@ PairwiseReport run_block_pipeline(const ExecSpace& space, BlockOp& op, Writer& w
   constexpr bool download      = Writer::on_host && is_device_space<ExecSpace>;
   const auto t_start           = Clock::now();
 
-  const auto& blocks = scheduler.blocks();
+  const auto order           = pipeline_order(scheduler.blocks());
+  const std::size_t n_blocks = order.size();
+  auto block = [&](std::size_t k) -> const BlockInfo& { return scheduler.blocks()[order[k]]; };
+  // Diagonal blocks of triangular outputs packed, unless the debug check needs every pair.
+  auto storage = [&](std::size_t k) {
+    return BlockStorage::of(block(k), writer.layout(), !options.check_skipped_zero);
+  };
   PairwiseReport report;
-  report.blocks     = blocks.size();
+  report.blocks     = n_blocks;
   report.block_side = scheduler.block_side();
   PairwiseProgress progress;
-  progress.blocks_total = blocks.size();
+  progress.blocks_total = n_blocks;
   progress.bytes_total =
       sizeof(T) * layout_size(writer.layout(), scheduler.rows(), scheduler.cols());
 
   // compute, then the download instances of staging buffers 0 and 1
   const auto instances     = independent_instances<3>(space);
   const ExecSpace& compute = instances[0];
-  const std::size_t cap    = scheduler.max_block_elements();
-  std::size_t staging      = 0;  // elements per staging buffer
-  for (const BlockInfo& b : blocks) {
-    staging = std::max(
-        staging, std::min(b.work(),
-                          rows_per_chunk(b, Tuning<ExecSpace>::pairwise_staging_bytes / sizeof(T)) *
-                              b.cols.size()));
-  }
+  const std::size_t staging =
+      staging_elements(scheduler.blocks(), Tuning<ExecSpace>::pairwise_staging_bytes / sizeof(T));
   Kokkos::View<T*, DevSpace> buffer[2];
   Kokkos::View<T*, PinnedHostSpace> pinned[2];
-  for (int b = 0; b < 2 && b < int(blocks.size()); ++b) {
+  // A block buffer per block (two at most); both staging buffers for any download, since the
+  // chunks of even a single block alternate between them.
+  for (int b = 0; b < 2 && b < int(n_blocks); ++b) {
     buffer[b] = Kokkos::View<T*, DevSpace>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::pairwise::block"), cap);
-    if constexpr (download) {
-      pinned[b] = Kokkos::View<T*, PinnedHostSpace>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::pairwise::staging"), staging);
-    }
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::pairwise::block"),
+        scheduler.max_block_elements());
+  }
+  for (int b = 0; b < 2 && download && n_blocks > 0; ++b) {
+    pinned[b] = Kokkos::View<T*, PinnedHostSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::pairwise::staging"), staging);
   }
 
   typename Backend::Timer upload_timer(compute), kernel_timer(compute);
@@ -170,61 +213,10 @@ PairwiseReport run_block_pipeline(const ExecSpace& space, BlockOp& op, Writer& w
   op.reserve(compute, scheduler, data_bytes);
   upload_timer.stop();
 
-  // Queues the download of rows [r, r + rows) of block k into staging buffer s.
-  auto download_rows = [&](std::size_t k, std::size_t r, std::size_t rows, int s) {
-    const std::size_t cols = blocks[k].cols.size();
-    const auto range       = std::make_pair(r * cols, (r + rows) * cols);
-    download_timer[s]->start();
-    Kokkos::deep_copy(instances[1 + s],
-                      Kokkos::subview(pinned[s], std::make_pair(std::size_t(0), rows * cols)),
-                      Kokkos::subview(buffer[k % 2], range));
-    download_timer[s]->stop();
-  };
-
-  // Writes block k (its kernel has completed) and reports progress.
-  auto write = [&](std::size_t k) {
-    const BlockInfo& b = blocks[k];
-    const T* block     = buffer[k % 2].data();
-    if (options.check_skipped_zero) {
-      std::size_t bad = 0;
-      Kokkos::parallel_reduce("tessera::pairwise::check_skipped",
-                              Kokkos::RangePolicy<ExecSpace>(compute, 0, b.work()),
-                              SkippedNonzero<T>{block, b, skip}, bad);
-      if (bad > 0) {
-        throw std::logic_error(concat("tessera::pairwise: ", bad, " skipped pairs of block rows ",
-                                      b.rows.first, "..", b.rows.last, " x cols ", b.cols.first,
-                                      "..", b.cols.last, " hold non-zero values"));
-      }
-    }
-    if constexpr (!device_output) {
-      // Host writes of rows [r, r + rows) from data, timed.
-      auto write_rows = [&](std::size_t r, std::size_t rows, const T* data) {
-        const auto t0 = Clock::now();
-        writer.write_host(b, r, rows, data);
-        write_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-      };
-      if constexpr (download) {
-        const std::size_t chunk = rows_per_chunk(b, staging), rows = b.rows.size();
-        download_rows(k, 0, std::min(chunk, rows), 0);
-        for (std::size_t r = 0, c = 0; r < rows; r += chunk, ++c) {
-          const int s = int(c % 2);
-          if (r + chunk < rows) {
-            download_rows(k, r + chunk, std::min(chunk, rows - r - chunk), 1 - s);
-          }
-          instances[1 + s].fence();
-          write_rows(r, std::min(chunk, rows - r), pinned[s].data());
-        }
-      } else {
-        write_rows(0, b.rows.size(), block);
-      }
-    }
-    progress.blocks_done = k + 1;
-    progress.bytes_written += sizeof(T) * kept_in_block(writer.layout(), b);
-    if (options.progress) options.progress(progress);
-  };
-
-  for (std::size_t k = 0; k < blocks.size(); ++k) {
-    const BlockInfo& b = blocks[k];
+  // Queues block k's uploads and kernel on the compute instance, into buffer k mod 2 (and, for
+  // outputs in the space's memory, the copy of the block into place).
+  auto launch = [&](std::size_t k) {
+    const BlockInfo& b = block(k);
     T* out             = buffer[k % 2].data();
     if (options.check_skipped_zero) {
       Kokkos::deep_copy(
@@ -234,18 +226,92 @@ PairwiseReport run_block_pipeline(const ExecSpace& space, BlockOp& op, Writer& w
     op.upload(compute, b);
     upload_timer.stop();
     kernel_timer.start();
-    op.launch(compute, b, skip, out);
+    op.launch(compute, b, skip, storage(k), out);
     kernel_timer.stop();
-    if constexpr (device_output) {
-      writer.write_device(compute, b, out);
-      write(k);  // progress only (the copy is queued)
-    } else {
-      if (k > 0) write(k - 1);
-      compute.fence();
+    if constexpr (device_output) writer.write_device(compute, b, storage(k), out);
+  };
+  // Debug option: block k's kernel has written nothing where the skip mode computes nothing
+  // (waits for the compute instance).
+  auto check = [&](std::size_t k) {
+    if (!options.check_skipped_zero) return;
+    const BlockInfo& b = block(k);
+    std::size_t bad    = 0;
+    Kokkos::parallel_reduce("tessera::pairwise::check_skipped",
+                            Kokkos::RangePolicy<ExecSpace>(compute, 0, b.work()),
+                            SkippedNonzero<T>{buffer[k % 2].data(), b, skip}, bad);
+    if (bad > 0) {
+      throw std::logic_error(concat("tessera::pairwise: ", bad, " skipped pairs of block rows ",
+                                    b.rows.first, "..", b.rows.last, " x cols ", b.cols.first, "..",
+                                    b.cols.last, " hold non-zero values"));
     }
-  }
-  if constexpr (!device_output) {
-    if (!blocks.empty()) write(blocks.size() - 1);
+  };
+  // Host writes of rows [r, r + rows) of block k from data, timed.
+  auto write_rows = [&](std::size_t k, std::size_t r, std::size_t rows, const T* data) {
+    const auto t0 = Clock::now();
+    writer.write_host(block(k), storage(k), r, rows, data);
+    write_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  auto written = [&](std::size_t k) {
+    progress.blocks_done = k + 1;
+    progress.bytes_written += sizeof(T) * kept_in_block(writer.layout(), block(k));
+    if (options.progress) options.progress(progress);
+  };
+
+  if constexpr (device_output || !download) {
+    // Outputs in the space's memory: blocks are copied into place on the compute instance.
+    // Host backends: each block is written from its buffer once its kernel has run.
+    for (std::size_t k = 0; k < n_blocks; ++k) {
+      launch(k);
+      check(k);
+      if constexpr (!device_output) {
+        compute.fence();
+        write_rows(k, 0, block(k).rows.size(), buffer[k % 2].data());
+      }
+      written(k);
+    }
+  } else {
+    // Downloads: one stream of chunks over all blocks (see the file comment).
+    // Queues the copy of the chunk of block k that starts at row r into staging buffer s, after
+    // the previous chunk's copy (so that the timers count copies, not waits) and, for a block's
+    // first chunk, after the block's kernel.
+    auto issue = [&](std::size_t k, std::size_t r, int s) {
+      const ExecSpace& copier = instances[1 + s];
+      if (r == 0) Backend::wait_for(copier, compute);
+      Backend::wait_for(copier, instances[2 - s]);
+      const BlockStorage st   = storage(k);
+      const std::size_t begin = st.row_start(r);
+      const std::size_t end   = st.row_start(chunk_end(st, r, block(k).rows.size(), staging));
+      download_timer[s]->start();
+      Kokkos::deep_copy(copier,
+                        Kokkos::subview(pinned[s], std::make_pair(std::size_t(0), end - begin)),
+                        Kokkos::subview(buffer[k % 2], std::make_pair(begin, end)));
+      download_timer[s]->stop();
+    };
+    if (n_blocks > 0) {
+      launch(0);
+      check(0);
+      issue(0, 0, 0);
+    }
+    if (n_blocks > 1) launch(1);
+    int s = 0;
+    for (std::size_t k = 0; k < n_blocks; ++k) {
+      const std::size_t rows = block(k).rows.size();
+      for (std::size_t r = 0, e; r < rows; r = e, s = 1 - s) {
+        e = chunk_end(storage(k), r, rows, staging);
+        // Queue the next chunk (of this block or the next one) before waiting for this one.
+        if (e < rows) {
+          issue(k, e, 1 - s);
+        } else if (k + 1 < n_blocks) {
+          check(k + 1);
+          issue(k + 1, 0, 1 - s);
+        }
+        instances[1 + s].fence();
+        // Block k is downloaded once its last chunk is: its buffer takes block k + 2.
+        if (e == rows && k + 2 < n_blocks) launch(k + 2);
+        write_rows(k, r, e - r, pinned[s].data());
+      }
+      written(k);
+    }
   }
   compute.fence();
   writer.finish();

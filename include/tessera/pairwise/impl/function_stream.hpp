@@ -1,7 +1,8 @@
 // Function data per block: the rows (or columns) of a block as the kernels read them, in one of
 // three modes:
 //   resident  the execution space reads the caller's Views: nothing moves;
-//   whole     host data that fits the budget's data share: uploaded once, at reserve();
+//   whole     host data that fits the budget's data share: uploaded once, at reserve() (once
+//             for both sides when they are the same functions, as in pdist);
 //   streamed  host data larger than that: each block uploads its band into device arrays sized
 //             once for the largest band (masspcf's OffsetDataManager: only the functions a block
 //             needs move, so inputs larger than device memory work).
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 namespace tessera {
@@ -52,6 +54,12 @@ class PcfStream {
   /// Device bytes of all the functions (0 when resident).
   std::size_t total_bytes() const {
     return pcfs_.size() == 0 ? 0 : bytes(tessera::Band{0, pcfs_.size() - 1});
+  }
+
+  /// True when `other` streams the same functions (the same Views).
+  bool same_source(const PcfStream& other) const {
+    return pcfs_.offsets() == other.pcfs_.offsets() &&
+           pcfs_.breakpoints() == other.pcfs_.breakpoints();
   }
 
   /// Prepares the device arrays: all functions (whole = true, uploaded now on `space`) or the
@@ -144,6 +152,9 @@ class PointStream {
     return points_.extent(0) == 0 ? 0 : bytes(tessera::Band{0, points_.extent(0) - 1});
   }
 
+  /// True when `other` streams the same rows (the same View).
+  bool same_source(const PointStream& other) const { return points_ == other.points_; }
+
   /// Prepares the device array: all rows (whole = true, uploaded now on `space`) or the largest
   /// band among `bands` (streamed data only).
   template <class Bands>
@@ -184,6 +195,24 @@ class PointStream {
   bool whole_ = false;
   Kokkos::View<T**, Kokkos::LayoutRight, device_memory> staged_;
 };
+
+/// Prepares the two sides of a block op for `schedule` within data_bytes of device memory: when
+/// both sides stream the same functions and these fit, one upload of them that both sides read;
+/// else all functions of each side when both fit; else each side's largest band.
+template <class ExecSpace, class Rows, class Cols>
+void reserve_sides(const ExecSpace& space, const BlockScheduler& schedule, std::size_t data_bytes,
+                   Rows& rows, Cols& cols) {
+  if constexpr (std::is_same_v<Rows, Cols>) {
+    if (rows.same_source(cols) && rows.total_bytes() <= data_bytes) {
+      rows.reserve(space, schedule.row_bands(), true);
+      cols = rows;
+      return;
+    }
+  }
+  const bool whole = rows.total_bytes() + cols.total_bytes() <= data_bytes;
+  rows.reserve(space, schedule.row_bands(), whole);
+  cols.reserve(space, schedule.col_bands(), whole);
+}
 
 }  // namespace Impl
 }  // namespace tessera

@@ -19,6 +19,7 @@
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
+#include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/pcf_collection.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -101,7 +102,8 @@ struct PcfBlockKernel {
   static constexpr std::size_t alignment = alignof(PcfPoint<T>) > 16 ? alignof(PcfPoint<T>) : 16;
 
   PcfBlockData<T> data;
-  T* out;                  // rows x cols, row-major
+  T* out;  // pair (r, c) of the block at storage.index(r, c)
+  BlockStorage storage;
   std::size_t rows, cols;  // of the block
   std::size_t r0, c0;      // global index of its first row and column
   int tiles_j;             // tiles per block row
@@ -183,19 +185,20 @@ struct PcfBlockKernel {
         nf = int(data.row_offsets[i0 + i + 1] - fb);
         ng = int(data.col_offsets[j0 + j + 1] - gb);
       }
-      out[(i0 + i) * cols + j0 + j] =
+      out[storage.index(i0 + i, j0 + j)] =
           static_cast<T>(pcf_integrate<Staged, Acc>(f, stride, nf, g, stride, ng, end, op));
     }
   }
 };
 
-/// Launches the PCF block kernel on `space` (asynchronous): out (rows x cols, row-major, in
-/// the space's memory) receives op's value of every computed pair of the block whose first
+/// Launches the PCF block kernel on `space` (asynchronous): out (in the space's memory, laid out
+/// as `storage`) receives op's value of every computed pair of the rows x cols block whose first
 /// row and column are r0 and c0; max_points bounds every function's breakpoints.
 template <class Acc, class ExecSpace, class T, class Op>
-void launch_pcf_block(const ExecSpace& space, const PcfBlockData<T>& data, T* out, std::size_t rows,
-                      std::size_t cols, std::size_t r0, std::size_t c0, TriangleSkipMode skip,
-                      T end, const Op& op, std::size_t max_points) {
+void launch_pcf_block(const ExecSpace& space, const PcfBlockData<T>& data, T* out,
+                      const BlockStorage& storage, std::size_t rows, std::size_t cols,
+                      std::size_t r0, std::size_t c0, TriangleSkipMode skip, T end, const Op& op,
+                      std::size_t max_points) {
   if (rows == 0 || cols == 0) return;
   constexpr int G         = pcf_tile<T>();
   using Policy            = Kokkos::TeamPolicy<ExecSpace>;
@@ -207,13 +210,13 @@ void launch_pcf_block(const ExecSpace& space, const PcfBlockData<T>& data, T* ou
   const std::size_t need = Staged::scratch_bytes(int(max_points));
   if (max_points <= std::size_t(1) << 20 &&
       need <= static_cast<std::size_t>(Policy::scratch_size_max(0))) {
-    Staged k{data, out, rows, cols, r0, c0, tiles_j, int(max_points), skip, Acc(end), op};
+    Staged k{data, out, storage, rows, cols, r0, c0, tiles_j, int(max_points), skip, Acc(end), op};
     Kokkos::parallel_for("tessera::pairwise::pcf_block_staged",
                          Policy(space, int(tiles), team).set_scratch_size(0, Kokkos::PerTeam(need)),
                          k);
   } else {
-    PcfBlockKernel<ExecSpace, Acc, T, Op, false> k{data,    out, rows, cols,     r0, c0,
-                                                   tiles_j, 0,   skip, Acc(end), op};
+    PcfBlockKernel<ExecSpace, Acc, T, Op, false> k{data, out,     storage, rows, cols,     r0,
+                                                   c0,   tiles_j, 0,       skip, Acc(end), op};
     Kokkos::parallel_for("tessera::pairwise::pcf_block_global", Policy(space, int(tiles), team), k);
   }
 }

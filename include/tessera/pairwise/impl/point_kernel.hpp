@@ -1,5 +1,6 @@
 // The point-vector block kernel: out(i, j) = F(x_i, y_j) for a Genred formula F of one i- and
-// one j-variable of dimension D and output dimension 1, over one block.
+// one j-variable of dimension D and output dimension 1, over one block (laid out in out as a
+// BlockStorage says).
 //
 // A team takes a TILE x TILE tile (TuningBase::pairwise_point_tile), stages its x and y rows in
 // scratch (y rows padded to an odd stride, so that the threads of a warp, each on its own y
@@ -11,6 +12,7 @@
 #include <tessera/core/tiling.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/impl/pcf_kernel.hpp>
+#include <tessera/pairwise/matrix_layout.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -27,7 +29,8 @@ struct PointBlockKernel {
 
   const T* x;  // the block's rows, D apart
   const T* y;  // the block's columns, D apart
-  T* out;      // rows x cols, row-major
+  T* out;      // pair (r, c) of the block at storage.index(r, c)
+  BlockStorage storage;
   std::size_t rows, cols, r0, c0;
   int tiles_j;
   int level;  // scratch level: 0 (shared memory) unless the tile does not fit there
@@ -60,16 +63,16 @@ struct PointBlockKernel {
       if (i >= nr || j >= nc || !pair_computed(skip, r0 + i0 + i, c0 + j0 + j)) continue;
       T r = 0;
       f(In<T, D>(xs + i * D, D), In<T, D>(ys + j * Y_STRIDE, D), Out<T, 1>(&r, 1));
-      out[(i0 + i) * cols + j0 + j] = r;
+      out[storage.index(i0 + i, j0 + j)] = r;
     }
   }
 };
 
 /// Launches the point kernel on `space` (asynchronous); see PcfBlockKernel for the arguments.
 template <int D, class ExecSpace, class T, class F>
-void launch_point_block(const ExecSpace& space, const T* x, const T* y, T* out, std::size_t rows,
-                        std::size_t cols, std::size_t r0, std::size_t c0, TriangleSkipMode skip,
-                        const F& f) {
+void launch_point_block(const ExecSpace& space, const T* x, const T* y, T* out,
+                        const BlockStorage& storage, std::size_t rows, std::size_t cols,
+                        std::size_t r0, std::size_t c0, TriangleSkipMode skip, const F& f) {
   if (rows == 0 || cols == 0) return;
   using Kernel            = PointBlockKernel<ExecSpace, T, D, F>;
   using Policy            = Kokkos::TeamPolicy<ExecSpace>;
@@ -80,7 +83,7 @@ void launch_point_block(const ExecSpace& space, const T* x, const T* y, T* out, 
   Kokkos::parallel_for("tessera::pairwise::point_block",
                        Policy(space, int(tiles), team)
                            .set_scratch_size(level, Kokkos::PerTeam(Kernel::scratch_bytes())),
-                       Kernel{x, y, out, rows, cols, r0, c0, tiles_j, level, skip, f});
+                       Kernel{x, y, out, storage, rows, cols, r0, c0, tiles_j, level, skip, f});
 }
 
 }  // namespace Impl

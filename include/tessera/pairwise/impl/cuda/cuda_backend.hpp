@@ -1,7 +1,9 @@
-// PairwiseBackend<Kokkos::Cuda>: free device memory from cudaMemGetInfo, and timings from CUDA
-// events recorded on the instance's stream (they do not wait, so the pipeline keeps its overlap).
+// PairwiseBackend<Kokkos::Cuda>: free device memory from cudaMemGetInfo, waits between instances
+// as stream waits on CUDA events (the host goes on), and timings from CUDA events recorded on the
+// instance's stream (they do not wait, so the pipeline keeps its overlap).
 #pragma once
 
+#include <tessera/core/errors.hpp>
 #include <tessera/pairwise/impl/backend.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -10,6 +12,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -22,6 +25,17 @@ struct PairwiseBackend<Kokkos::Cuda> {
     std::size_t free = 0, total = 0;
     if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
     return free;
+  }
+
+  static void wait_for(const Kokkos::Cuda& later, const Kokkos::Cuda& earlier) {
+    cudaEvent_t event;
+    check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    const cudaError_t recorded = cudaEventRecord(event, earlier.cuda_stream());
+    const cudaError_t waited =
+        recorded == cudaSuccess ? cudaStreamWaitEvent(later.cuda_stream(), event, 0) : recorded;
+    cudaEventDestroy(event);  // released once the wait is done
+    check(recorded, "cudaEventRecord");
+    check(waited, "cudaStreamWaitEvent");
   }
 
   class Timer {
@@ -59,6 +73,14 @@ struct PairwiseBackend<Kokkos::Cuda> {
     cudaStream_t stream_;
     std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
   };
+
+ private:
+  static void check(cudaError_t error, const char* call) {
+    if (error != cudaSuccess) {
+      throw std::runtime_error(
+          concat("tessera::pairwise: ", call, " failed: ", cudaGetErrorString(error)));
+    }
+  }
 };
 
 }  // namespace Impl
