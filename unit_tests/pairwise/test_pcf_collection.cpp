@@ -492,6 +492,32 @@ TYPED_TEST(PairwiseArguments, BadPAndEndTimeAreRejectedBeforeAnyWrite) {
       [&] { tessera::cdist(space, tessera::PcfL2{}, good, good, cross, nan_end); },
       {"tessera::cdist", "options.end_time is NaN"});
   untouched("NaN end_time");
+  tessera::PairwiseOptions minus_infinity_end;
+  minus_infinity_end.end_time = -inf;  // every integral would be -inf * 0
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::pdist(space, tessera::PcfL1{}, good, out, minus_infinity_end); },
+      {"tessera::pdist", "options.end_time is NaN or -infinity"});
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::cdist(space, tessera::PcfL1{}, good, good, cross, minus_infinity_end); },
+      {"tessera::cdist", "options.end_time is NaN or -infinity"});
+  untouched("-infinity end_time");
+
+  // p that float arithmetic cannot raise to (p or 1 / p rounds to 0 or infinity in float): the
+  // values would all be 1. Double accumulation takes them.
+  const auto good_float = tessera_test::to_collection<float>(tessera_test::random_pcfs(7, 6, 1, 5));
+  Kokkos::View<float*, Kokkos::HostSpace> out_float("out_float", 21);
+  Kokkos::deep_copy(out_float, -7.0f);
+  for (double p : {1e-50, 1e300}) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    expect_rejected<std::invalid_argument>(
+        [&] { tessera::pdist(space, tessera::PcfLp{p}, good_float, out_float); },
+        {"tessera::pdist: p is ", "out of range for float arithmetic"});
+  }
+  for (std::size_t k = 0; k < 21; ++k)
+    ASSERT_EQ(out_float(k), -7.0f) << "out_float(" << k << ") was written";
+  tessera::PairwiseOptions in_double;
+  in_double.accumulation = tessera::Accumulation::double_;
+  tessera::pdist(space, tessera::PcfLp{1e300}, good_float, out_float, in_double);
 
   // Wrong sizes and empty paths of every call.
   Kokkos::View<double*, Kokkos::HostSpace> short_packed("short", 27);
@@ -518,6 +544,47 @@ TYPED_TEST(PairwiseArguments, BadPAndEndTimeAreRejectedBeforeAnyWrite) {
   tessera::pdist(space, tessera::PcfLp{3}, good, out);
   for (std::size_t k = 0; k < 21; ++k)
     EXPECT_NE(out(k), -7.0) << "out(" << k << ") not written by a valid call";
+}
+
+TYPED_TEST(PairwiseArguments, NonContiguousFunctionsAreRejectedBeforeAnyWrite) {
+  // Breakpoints as the first two columns of (t, v, weight) rows: a LayoutRight View with rows 3
+  // values apart, which the kernels would read as packed (t, v) pairs.
+  Kokkos::View<std::size_t*, Kokkos::HostSpace> offsets("offsets", 3);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> rows("rows", 4, 3);
+  const double table[4][3] = {{0, 1, 9}, {1, 0, 9}, {0, 2, 9}, {1, 0, 9}};
+  for (int k = 0; k < 4; ++k)
+    for (int c = 0; c < 3; ++c)
+      rows(k, c) = table[k][c];
+  offsets(0) = 0;
+  offsets(1) = 2;
+  offsets(2) = 4;
+  const typename tessera::PcfCollection<double>::breakpoints_view strided =
+      Kokkos::subview(rows, Kokkos::ALL, std::make_pair(0, 2));
+  ASSERT_FALSE(strided.span_is_contiguous());
+  const tessera::PcfCollection<double> X(offsets, strided);
+  Kokkos::View<double*, Kokkos::HostSpace> d("d", 1);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> cross("cross", 2, 2);
+  Kokkos::deep_copy(d, -7.0);
+  const TypeParam space;
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::pdist(space, tessera::PcfL1{}, X, d); },
+      {"tessera::pdist", "X has non-contiguous offsets or breakpoints"});
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::cdist(space, tessera::PcfL1{}, X, X, cross); },
+      {"tessera::cdist", "non-contiguous"});
+  EXPECT_EQ(d(0), -7.0);
+
+  // Points as the first D = 4 columns of rows of 8: rows 8 values apart.
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> wide("wide", 3, 8);
+  const auto x = Kokkos::subview(wide, Kokkos::ALL, std::make_pair(0, 4));
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> y("y", 3, 4), dxy("dxy", 3, 3);
+  Kokkos::View<double*, Kokkos::HostSpace> dx("dx", 3);
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::pdist(space, tessera::EuclideanDistance<4>{}, x, dx); },
+      {"tessera::pdist", "X must be contiguous"});
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::cdist(space, tessera::EuclideanDistance<4>{}, y, x, dxy); },
+      {"tessera::cdist", "Y must be contiguous"});
 }
 
 }  // namespace

@@ -19,7 +19,8 @@
 // PairwiseOptions::budget_bytes and runs them through a double-buffered pipeline in which each
 // block's kernel overlaps the previous block's download and host writes. Every call validates
 // its arguments on the host before any kernel runs (std::invalid_argument naming the argument;
-// nothing is written), returns a PairwiseReport, and therefore waits for its work.
+// nothing is written), returns a PairwiseReport, and therefore waits for its work; it first
+// waits for the work already queued on `space` (which may write its inputs).
 //
 // The BlockOp concept (the extension point: a new function type is a new BlockOp, run by
 // pairwise() with every scheduler, pipeline and writer feature):
@@ -56,7 +57,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -116,6 +120,7 @@ PairwiseReport run_pairwise(const char* caller, const ExecSpace& space, BlockOp&
                             const FunctionShape& cs, const Output& out,
                             const PairwiseOptions& options) {
   using T = typename BlockOp::value_type;
+  space.fence();  // inputs or the output may be in use by work queued on space
   const auto mode =
       layout == MatrixLayout::dense ? BlockTriangleMode::full : BlockTriangleMode::lower_triangle;
   const auto shape         = output_shape(layout, rs, cs);
@@ -150,20 +155,44 @@ void require_output_apart(const char* caller, const Output& out, const In& in,
   }
 }
 
+/// Rejects PCFs whose Views are not contiguous (the kernels read breakpoints as packed (t, v)
+/// pairs and offsets as an array).
+template <class T, class MS>
+void require_contiguous_pcfs(const char* caller, const PcfCollection<T, MS>& pcfs,
+                             const char* argument) {
+  const auto contiguous = [](const auto& v) { return v.size() == 0 || v.span_is_contiguous(); };
+  if (!contiguous(pcfs.breakpoints()) || !contiguous(pcfs.offsets())) {
+    throw std::invalid_argument(concat("tessera::", caller, ": ", argument,
+                                       " has non-contiguous offsets or breakpoints (rows of ",
+                                       "(t, v) must be 2 values apart)"));
+  }
+}
+
 /// Runs a PCF call with operation op, choosing the accumulation type.
 template <class ExecSpace, class Op, class T, class RS, class CS, class Output>
 PairwiseReport run_pcf(const char* caller, const ExecSpace& space, const Op& op,
                        const PcfCollection<T, RS>& x, const PcfCollection<T, CS>& y,
                        bool same_functions, MatrixLayout layout, TriangleSkipMode skip,
                        const Output& out, const PairwiseOptions& options) {
-  require(!(options.end_time != options.end_time), caller, "options.end_time is NaN");
-  const T end         = static_cast<T>(options.end_time);
+  require(!(options.end_time != options.end_time) && options.end_time > -math::infinity<double>(),
+          caller, "options.end_time is NaN or -infinity");
+  space.fence();  // the functions may be written by work queued on space
+  const T end = static_cast<T>(options.end_time);
+  require_contiguous_pcfs(caller, x, "X");
+  require_contiguous_pcfs(caller, y, "Y");
   const PcfSummary sx = validate_pcfs(x, end, caller, "X");
   const PcfSummary sy = same_functions ? sx : validate_pcfs(y, end, caller, "Y");
+  if (std::max(sx.max_points, sy.max_points) > std::size_t(std::numeric_limits<int>::max())) {
+    throw std::length_error(
+        concat("tessera::", caller, ": a function has more than 2^31 - 1 ", "breakpoints"));
+  }
   require_output_apart(caller, out, x.breakpoints(), "X's breakpoints");
   require_output_apart(caller, out, y.breakpoints(), "Y's breakpoints");
+  require_output_apart(caller, out, x.offsets(), "X's offsets");
+  require_output_apart(caller, out, y.offsets(), "Y's offsets");
   auto run = [&](auto acc) {
     using Acc = decltype(acc);
+    if constexpr (std::is_same_v<Op, PcfLp>) require_p_in<Acc>(caller, op.p);
     PcfBlockOp<ExecSpace, Op, Acc, T, RS, CS> block_op(op, x, sx, y, sy, end);
     return run_pairwise(caller, space, block_op, layout, skip, x.shape(), y.shape(), out, options);
   };
@@ -196,6 +225,11 @@ void check_points(const char* caller, const XView& x, const YView& y) {
   constexpr int D = PointFormulaDim<F>::value;
   require_equal(caller, "X", "extent(1)", x.extent(1), D);
   require_equal(caller, "Y", "extent(1)", y.extent(1), D);
+  // The kernels read rows D values apart: no padded or strided rows.
+  require(x.size() == 0 || x.span_is_contiguous(), caller,
+          "X must be contiguous (rows D values apart)");
+  require(y.size() == 0 || y.span_is_contiguous(), caller,
+          "Y must be contiguous (rows D values apart)");
 }
 
 }  // namespace Impl

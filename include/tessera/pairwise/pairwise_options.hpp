@@ -32,9 +32,9 @@ struct PairwiseOptions {
   /// is not counted: it may be larger than this, and larger than device memory.
   std::size_t budget_bytes = 0;
   /// About how many blocks the whole output is split into; 0: 32, enough for the pipeline to
-  /// hide downloads behind kernels. Blocks never exceed the budget: an output larger than the
-  /// budget gets more (the scheduler's n_splits_hint is this hint times the share of the output
-  /// that one block buffer holds, at least 1).
+  /// hide downloads behind kernels. Blocks never exceed the budget (unless min_block_side asks
+  /// for larger ones): an output larger than the budget gets more (the scheduler's n_splits_hint is
+  /// this hint times the share of the output that one block buffer holds, at least 1).
   std::size_t n_splits_hint = 0;
   /// Floor on the block side; automatic: floor(sqrt(concurrency / 2)) on GPUs (each kernel
   /// keeps half the device's threads busy), none on host backends; 0: no floor.
@@ -47,7 +47,8 @@ struct PairwiseOptions {
   /// std::logic_error if a pair the layout skips holds a non-zero value after it. Costs a
   /// clear and a reduction per block, and stores diagonal blocks whole (not packed).
   bool check_skipped_zero = false;
-  /// Called on the host after each block is written (from the calling thread).
+  /// Called on the host after each block is written (from the calling thread). With an output
+  /// in the execution space's memory, setting it makes the call wait for each block's copy.
   std::function<void(const PairwiseProgress&)> progress;
 };
 

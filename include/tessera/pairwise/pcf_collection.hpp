@@ -204,7 +204,8 @@ PcfSummary validate_pcfs(const PcfCollection<T, MemorySpace>& pcfs,
   const auto& off     = pcfs.offsets();
   const auto& bp      = pcfs.breakpoints();
   const std::size_t n = pcfs.size();
-  Impl::require(!(end_time != end_time), caller, "end_time is NaN");
+  Impl::require(!(end_time != end_time) && end_time > -math::infinity<T>(), caller,
+                "end_time is NaN or -infinity");
   if (off.extent(0) == 0) {
     throw std::invalid_argument(Impl::concat("tessera::", caller, ": ", argument,
                                              " offsets has no entries (expected n + 1 >= 1)"));

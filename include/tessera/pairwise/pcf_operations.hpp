@@ -77,6 +77,18 @@ inline void require_valid_p(const char* caller, double p) {
         concat("tessera::", caller, ": p is ", p, " (expected a finite p > 0)"));
   }
 }
+
+/// Throws std::invalid_argument unless p and 1 / p are finite and non-zero in Acc, the
+/// arithmetic of the integrals (float cannot raise to p = 1e-50 or p = 1e300).
+template <class Acc>
+void require_p_in(const char* caller, double p) {
+  const Acc a = static_cast<Acc>(p), inv = static_cast<Acc>(1.0 / p);
+  if (!(a > 0) || !(a < math::infinity<Acc>()) || !(inv > 0) || !(inv < math::infinity<Acc>())) {
+    throw std::invalid_argument(concat("tessera::", caller, ": p is ", p, ", out of range for ",
+                                       sizeof(Acc) == 4 ? "float" : "double",
+                                       " arithmetic (use Accumulation::double_)"));
+  }
+}
 }  // namespace Impl
 
 }  // namespace tessera

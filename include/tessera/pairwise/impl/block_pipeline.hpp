@@ -33,6 +33,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -205,6 +206,16 @@ PairwiseReport run_block_pipeline(const ExecSpace& space, BlockOp& op, Writer& w
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::pairwise::staging"), staging);
   }
 
+  // On an exception (a failed file write, a throwing progress callback) the queued work must end
+  // before the buffers it uses are released: destroyed first, this waits for it.
+  struct FenceOnExit {
+    const std::array<ExecSpace, 3>& instances;
+    ~FenceOnExit() {
+      for (const ExecSpace& instance : instances)
+        instance.fence();
+    }
+  } fence_on_exit{instances};
+
   typename Backend::Timer upload_timer(compute), kernel_timer(compute);
   typename Backend::Timer download_timer0(instances[1]), download_timer1(instances[2]);
   typename Backend::Timer* download_timer[2] = {&download_timer0, &download_timer1};
@@ -266,6 +277,8 @@ PairwiseReport run_block_pipeline(const ExecSpace& space, BlockOp& op, Writer& w
       if constexpr (!device_output) {
         compute.fence();
         write_rows(k, 0, block(k).rows.size(), buffer[k % 2].data());
+      } else if (options.progress) {
+        compute.fence();  // the block is in place when the callback says so
       }
       written(k);
     }
