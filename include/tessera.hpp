@@ -9,6 +9,12 @@
 #include <tessera/cluster/clustering.hpp>
 #include <tessera/cluster/permute_rows.hpp>
 
+#include <tessera/fusion/blas1.hpp>
+#include <tessera/fusion/expression.hpp>
+#include <tessera/fusion/plan.hpp>
+#include <tessera/fusion/run.hpp>
+#include <tessera/fusion/step.hpp>
+
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/formula.hpp>
 #include <tessera/genred/genred.hpp>

@@ -118,6 +118,11 @@ struct TuningBase {
   /// Host copies of at least this many bytes into pairwise outputs use non-temporal stores
   /// (pairwise/impl/host_stream_copy.hpp).
   static constexpr std::size_t pairwise_stream_copy_min_bytes = 4096;
+
+  // ---- Fused sequences (fusion/)
+  /// What the plan model charges for a kernel launch, in bytes moved (launch latency times the
+  /// memory bandwidth): below it, a second kernel costs more than the bytes fusion saves.
+  static constexpr double fusion_launch_bytes = 1 << 16;
 };
 
 /// Host backends: a team is one thread; staged tiles sized to stay in L1.
@@ -139,6 +144,10 @@ struct HostTuning : TuningBase {
   static constexpr double pairwise_occupancy_share           = 0;
   /// No staging: host backends write blocks straight from the block buffer.
   static constexpr std::size_t pairwise_staging_bytes = 0;
+  /// Fused vector sequences: one thread per team, 4096 consecutive elements per thread.
+  static constexpr int fusion_vector_team_size  = 1;
+  static constexpr int fusion_vector_per_thread = 4096;
+  static constexpr int fusion_max_team_size     = 1;
 };
 
 /// GPU backends, portable kernels.
@@ -171,6 +180,12 @@ struct GpuTuning : TuningBase {
   /// to host outputs, chunk by chunk (one chunk's copy overlaps the previous chunk's scatter);
   /// small, because page-locking memory costs about as much as copying it.
   static constexpr std::size_t pairwise_staging_bytes = std::size_t{8} << 20;
+  /// Fused vector sequences: 256 threads per team, 4 elements per thread (256 apart); a launch
+  /// costs about as much as moving 8 MiB (a few microseconds at a few TB/s).
+  static constexpr int fusion_vector_team_size  = 256;
+  static constexpr int fusion_vector_per_thread = 4;
+  static constexpr int fusion_max_team_size     = 1024;
+  static constexpr double fusion_launch_bytes   = 1 << 23;
 };
 
 /// Tessera's hand-written CUDA kernels (genred/impl/cuda/), on top of the portable GPU policy.

@@ -1,0 +1,195 @@
+// The kernel of a group of steps over vectors (plan.hpp): a TeamPolicy launch whose team takes
+// team_size x per_thread consecutive elements, each thread per_thread of them team_size apart
+// (coalesced), and runs the group's steps on each element in order: the elementary functions'
+// load, compute and store, glued. Vectors an earlier step of the group wrote are read from
+// registers (their symbols are known at compile time), others loaded; a reduction step adds to
+// the thread's share of the launch's reduction, which Kokkos combines into the target scalar.
+#pragma once
+
+#include <tessera/core/errors.hpp>
+#include <tessera/core/tiling.hpp>
+#include <tessera/fusion/plan.hpp>
+#include <tessera/fusion/step.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tessera {
+namespace fusion {
+namespace Impl {
+
+using tessera::Impl::Tuning;
+
+/// The highest symbol a sequence names, plus one.
+constexpr int symbol_count(std::uint64_t symbols) {
+  int count = 0;
+  for (; symbols; symbols >>= 1)
+    ++count;
+  return count;
+}
+
+/// Threads per team, elements per thread and teams of a launch over n elements.
+struct VectorLaunch {
+  int team_size, per_thread;
+  std::size_t league;
+};
+
+/// The launch shape over n elements (0: the backend's tuning).
+template <class ExecSpace>
+VectorLaunch vector_launch_shape(std::size_t n, int team_size, int per_thread) {
+  VectorLaunch shape;
+  shape.team_size  = team_size > 0 ? team_size : Tuning<ExecSpace>::fusion_vector_team_size;
+  shape.per_thread = per_thread > 0 ? per_thread : Tuning<ExecSpace>::fusion_vector_per_thread;
+  const std::size_t chunk = std::size_t(shape.team_size) * std::size_t(shape.per_thread);
+  shape.league            = (n + chunk - 1) / chunk;
+  return shape;
+}
+
+/// The kernel of steps [A, B) of a sequence with step list L; P: pointers to the bound Views'
+/// data (symbol K at p[K]).
+template <class ExecSpace, class T, int A, int B, std::size_t P, class L>
+struct GroupKernel {
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  L steps;
+  Kokkos::Array<T*, P> p;
+  std::size_t n;
+  int per_thread;
+
+  // ---- evaluation of an expression at element i; W: the vectors earlier steps of the group wrote
+  template <std::uint64_t W, int K>
+  KOKKOS_INLINE_FUNCTION T eval(const Vec<K>&, std::size_t i, const T* regs) const {
+    if constexpr (((W >> K) & 1u) != 0) {
+      return regs[K];
+    } else {
+      return p[K][i];
+    }
+  }
+  template <std::uint64_t W, int K>
+  KOKKOS_INLINE_FUNCTION T eval(const Scalar<K>&, std::size_t, const T*) const {
+    return *p[K];
+  }
+  template <std::uint64_t W>
+  KOKKOS_INLINE_FUNCTION T eval(const Number& x, std::size_t, const T*) const {
+    return static_cast<T>(x.value);
+  }
+  template <std::uint64_t W, class Op, class X, class Y>
+  KOKKOS_INLINE_FUNCTION T eval(const Binary<Op, X, Y>& e, std::size_t i, const T* regs) const {
+    return Op::apply(eval<W>(e.a, i, regs), eval<W>(e.b, i, regs));
+  }
+  template <std::uint64_t W, class X>
+  KOKKOS_INLINE_FUNCTION T eval(const Negate<X>& e, std::size_t i, const T* regs) const {
+    return -eval<W>(e.a, i, regs);
+  }
+
+  /// Steps S.. B - 1 on element i.
+  template <int S, std::uint64_t W>
+  KOKKOS_INLINE_FUNCTION void apply(std::size_t i, T* regs, T& sum) const {
+    if constexpr (S < B) {
+      const auto& step = step_at<S>(steps);
+      using Traits     = StepTraits<std::decay_t<decltype(step)>>;
+      if constexpr (Traits::reduction) {
+        sum += eval<W>(step.e.e, i, regs);
+        apply<S + 1, W>(i, regs, sum);
+      } else {
+        constexpr int K = Traits::target;  // a local: device code cannot bind the member
+        const T v       = eval<W>(step.e, i, regs);
+        regs[K]         = v;
+        p[K][i]         = v;
+        apply<S + 1, W | Traits::writes_vectors>(i, regs, sum);
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void run(const Member& m, T& sum) const {
+    const std::size_t team = std::size_t(m.team_size());
+    const std::size_t base =
+        std::size_t(m.league_rank()) * team * std::size_t(per_thread) + std::size_t(m.team_rank());
+    T regs[P > 0 ? P : 1];
+    for (int k = 0; k < per_thread; ++k) {
+      const std::size_t i = base + std::size_t(k) * team;
+      if (i < n) apply<A, 0>(i, regs, sum);
+    }
+  }
+};
+
+/// A group without a reduction (parallel_for).
+template <class Body, class T>
+struct MapKernel {
+  Body body;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    T unused = 0;
+    body.run(m, unused);
+  }
+};
+
+/// A group with a reduction (parallel_reduce: each thread adds its elements' terms).
+template <class Body, class T>
+struct ReduceKernel {
+  using value_type = T;
+  Body body;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m, T& sum) const {
+    body.run(m, sum);
+  }
+};
+
+/// The reduction target of steps [A, B) (-1: none).
+template <class L, int A, int B>
+constexpr int reduction_target() {
+  if constexpr (A >= B) {
+    return -1;
+  } else {
+    using Traits = StepTraits<std::decay_t<decltype(step_at<A>(std::declval<const L&>()))>>;
+    if constexpr (Traits::reduction) {
+      return Traits::target;
+    } else {
+      return reduction_target<L, A + 1, B>();
+    }
+  }
+}
+
+/// Launches steps [A, B) (asynchronous): a parallel_for, or a parallel_reduce into the group's
+/// reduction target (a rank-0 View of `bound`).
+template <int A, int B, class ExecSpace, class T, class L, std::size_t P, class Bound>
+void launch_group_kernel(const ExecSpace& space, const L& steps, const Kokkos::Array<T*, P>& p,
+                         const Bound& bound, std::size_t n, const VectorLaunch& shape) {
+  using Body = GroupKernel<ExecSpace, T, A, B, P, L>;
+  const Body body{steps, p, n, shape.per_thread};
+  const Kokkos::TeamPolicy<ExecSpace> policy(space, int(shape.league), shape.team_size);
+  constexpr int target = reduction_target<L, A, B>();
+  if constexpr (target < 0) {
+    Kokkos::parallel_for("tessera::fusion::vector_group", policy, MapKernel<Body, T>{body});
+  } else {
+    Kokkos::parallel_reduce("tessera::fusion::vector_group", policy, ReduceKernel<Body, T>{body},
+                            std::get<target>(bound.views));
+  }
+}
+
+/// Launches steps [a, b) (a < b <= N): dispatches the run-time group to its compiled kernel.
+template <int N, int A = 0, int B = 1, class ExecSpace, class T, class L, std::size_t P,
+          class Bound>
+void launch_group(const ExecSpace& space, int a, int b, const L& steps,
+                  const Kokkos::Array<T*, P>& p, const Bound& bound, std::size_t n,
+                  const VectorLaunch& shape) {
+  if constexpr (A < N) {
+    if constexpr (B <= N) {
+      if (a == A && b == B) {
+        launch_group_kernel<A, B>(space, steps, p, bound, n, shape);
+      } else {
+        launch_group<N, A, B + 1>(space, a, b, steps, p, bound, n, shape);
+      }
+    } else {
+      launch_group<N, A + 1, A + 2>(space, a, b, steps, p, bound, n, shape);
+    }
+  }
+}
+
+}  // namespace Impl
+}  // namespace fusion
+}  // namespace tessera

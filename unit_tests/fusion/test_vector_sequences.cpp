@@ -1,0 +1,271 @@
+// Fused vector sequences: the BLAS-1 ready functions and hand-written sequences against host
+// computations in double, under every plan a sequence allows, on every execution space; plan
+// validity and choice; argument checks.
+#include <tessera/fusion/blas1.hpp>
+#include <tessera/fusion/plan.hpp>
+#include <tessera/fusion/run.hpp>
+
+#include "execution_spaces.hpp"
+#include "expect_rejected.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+namespace fusion = tessera::fusion;
+using tessera_test::expect_rejected;
+
+template <class ExecSpace>
+class FusionVectors : public ::testing::Test {};
+TYPED_TEST_SUITE(FusionVectors, tessera_test::ExecutionSpaces);
+
+const std::size_t sizes[] = {0, 1, 33, 1000, 4099};
+
+/// A vector of n random values in [-1, 1) in the space's memory, and its host copy in double.
+template <class T, class ExecSpace>
+struct RandomVector {
+  Kokkos::View<T*, typename ExecSpace::memory_space> view;
+  std::vector<double> host;
+  RandomVector(std::size_t n, unsigned seed) : view("v", n), host(n) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    auto h = Kokkos::create_mirror_view(view);
+    for (std::size_t i = 0; i < n; ++i) {
+      h(i)    = static_cast<T>(value(gen));
+      host[i] = double(h(i));
+    }
+    Kokkos::deep_copy(view, h);
+  }
+};
+
+/// |got - ref| within tol (1 + |ref|) for every element.
+template <class View>
+void expect_vector(const View& got, const std::vector<double>& ref, double tol, const char* what) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, got);
+  ASSERT_EQ(h.extent(0), ref.size()) << what;
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    ASSERT_NEAR(double(h(i)), ref[i], tol * (1 + std::abs(ref[i]))) << what << ", element " << i;
+}
+
+template <class T>
+double tolerance() {
+  return std::is_same_v<T, float> ? 2e-6 : 1e-15;  // a few roundings of O(1) values
+}
+
+/// Runs call(options) under every plan of Seq (and the model's choice), resetting outputs with
+/// reset() before each; check() checks the results.
+template <class Seq, class Call, class Reset, class Check>
+void for_every_plan(const Call& call, const Reset& reset, const Check& check) {
+  std::vector<fusion::FusionOptions> runs(1);
+  for (std::uint32_t cuts : fusion::candidate_plans<Seq>()) {
+    fusion::FusionOptions o;
+    o.cuts = cuts;
+    runs.push_back(o);
+  }
+  fusion::FusionOptions small;  // several teams even at small n, and a partial last team
+  small.per_thread = 3;
+  runs.push_back(small);
+  for (const auto& o : runs) {
+    reset();
+    const fusion::FusionReport r = call(o);
+    if (o.cuts) EXPECT_EQ(r.cuts, *o.cuts);
+    check(r);
+  }
+}
+
+template <class ExecSpace, class T>
+void check_axpydot() {
+  const double alpha = 0.75;
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    RandomVector<T, ExecSpace> w(n, 1), v(n, 2), u(n, 3);
+    Kokkos::View<T*, typename ExecSpace::memory_space> z("z", n);
+    Kokkos::View<T, typename ExecSpace::memory_space> r("r");
+    std::vector<double> z_ref(n);
+    double r_ref = 0, r_abs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      z_ref[i] = w.host[i] - double(T(alpha)) * v.host[i];
+      r_ref += z_ref[i] * u.host[i];
+      r_abs += std::abs(z_ref[i] * u.host[i]);
+    }
+    using Seq = decltype(fusion::sequence(
+        fusion::assign(fusion::Vec<0>{}, fusion::Vec<1>{} - alpha * fusion::Vec<2>{}),
+        fusion::assign(fusion::Scalar<4>{}, dot(fusion::Vec<0>{}, fusion::Vec<3>{}))));
+    for_every_plan<Seq>(
+        [&](const fusion::FusionOptions& o) {
+          return fusion::axpydot(ExecSpace{}, alpha, w.view, v.view, u.view, z, r, o);
+        },
+        [&] {
+          Kokkos::deep_copy(z, T(9));
+          Kokkos::deep_copy(r, T(9));
+        },
+        [&](const fusion::FusionReport&) {
+          expect_vector(z, z_ref, tolerance<T>(), "z");
+          T got;
+          Kokkos::deep_copy(got, r);
+          // float sums of n terms: rounding grows with the sum of |terms|
+          EXPECT_NEAR(double(got), r_ref, 4 * tolerance<T>() * (1 + r_abs)) << "r";
+        });
+  }
+}
+
+TYPED_TEST(FusionVectors, AxpydotMatchesTheHostInEveryPlan) {
+  check_axpydot<TypeParam, float>();
+  check_axpydot<TypeParam, double>();
+}
+
+template <class ExecSpace, class T>
+void check_maps() {
+  using Mem = typename ExecSpace::memory_space;
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    RandomVector<T, ExecSpace> x(n, 4), y(n, 5), z(n, 6);
+    Kokkos::View<T*, Mem> out("out", n);
+    std::vector<double> waxpby(n), vadd(n), sscal(n);
+    const T a = T(1.5), b = T(-0.25);
+    for (std::size_t i = 0; i < n; ++i) {
+      waxpby[i] = double(a) * x.host[i] + double(b) * y.host[i];
+      vadd[i]   = x.host[i] + y.host[i] + z.host[i];
+      sscal[i]  = double(a) * x.host[i];
+    }
+    Kokkos::deep_copy(out, T(9));
+    fusion::waxpby(ExecSpace{}, 1.5, x.view, -0.25, y.view, out);
+    expect_vector(out, waxpby, tolerance<T>(), "waxpby");
+    Kokkos::deep_copy(out, T(9));
+    const auto report = fusion::vadd(ExecSpace{}, x.view, y.view, z.view, out);
+    EXPECT_EQ(report.kernels, 1);
+    expect_vector(out, vadd, tolerance<T>(), "vadd");
+    fusion::sscal(ExecSpace{}, 1.5, x.view);  // in place
+    expect_vector(x.view, sscal, tolerance<T>(), "sscal");
+  }
+}
+
+TYPED_TEST(FusionVectors, WaxpbyVaddAndSscalMatchTheHost) {
+  check_maps<TypeParam, float>();
+  check_maps<TypeParam, double>();
+}
+
+TYPED_TEST(FusionVectors, AReductionsResultIsReadOnlyAfterAKernelBoundary) {
+  // x = a y + z; s = x . x; w = s x - y; t = w . y: the third step reads s, which the second
+  // reduces, so every valid plan cuts after the second step (bit 1).
+  using T   = double;
+  using Mem = typename TypeParam::memory_space;
+  constexpr fusion::Vec<0> x;
+  constexpr fusion::Vec<1> y;
+  constexpr fusion::Vec<2> z;
+  constexpr fusion::Vec<3> w;
+  constexpr fusion::Scalar<4> s;
+  constexpr fusion::Scalar<5> t;
+  const auto seq   = fusion::sequence(fusion::assign(x, 0.5 * y + z), fusion::assign(s, dot(x, x)),
+                                      fusion::assign(w, s * x - y), fusion::assign(t, dot(w, y)));
+  using Seq        = std::decay_t<decltype(seq)>;
+  const auto plans = fusion::candidate_plans<Seq>();
+  EXPECT_EQ(plans, (std::vector<std::uint32_t>{0b010, 0b011, 0b110, 0b111}));
+  const std::size_t n = 1000;
+  RandomVector<T, TypeParam> yv(n, 7), zv(n, 8);
+  Kokkos::View<T*, Mem> xv("x", n), wv("w", n);
+  Kokkos::View<T, Mem> sv("s"), tv("t");
+  std::vector<double> x_ref(n), w_ref(n);
+  double s_ref = 0, t_ref = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    x_ref[i] = 0.5 * yv.host[i] + zv.host[i];
+    s_ref += x_ref[i] * x_ref[i];
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    w_ref[i] = s_ref * x_ref[i] - yv.host[i];
+    t_ref += w_ref[i] * yv.host[i];
+  }
+  for_every_plan<Seq>(
+      [&](const fusion::FusionOptions& o) {
+        return fusion::run(TypeParam{}, seq, fusion::bind(xv, yv.view, zv.view, wv, sv, tv), o);
+      },
+      [&] {
+        Kokkos::deep_copy(xv, 9.0);
+        Kokkos::deep_copy(wv, 9.0);
+      },
+      [&](const fusion::FusionReport& r) {
+        EXPECT_GE(r.kernels, 2);
+        expect_vector(xv, x_ref, 1e-14, "x");
+        expect_vector(wv, w_ref, 1e-12, "w");
+        T got_s, got_t;
+        Kokkos::deep_copy(got_s, sv);
+        Kokkos::deep_copy(got_t, tv);
+        EXPECT_NEAR(got_s, s_ref, 1e-12 * s_ref);
+        EXPECT_NEAR(got_t, t_ref, 1e-12 * (1 + std::abs(s_ref) * n));
+      });
+}
+
+TEST(FusionPlans, TheModelFusesWhatSavesBytesAndUnfusedRunsEveryStepAlone) {
+  using Seq = decltype(fusion::sequence(
+      fusion::assign(fusion::Vec<0>{}, fusion::Vec<1>{} - 2.0 * fusion::Vec<2>{}),
+      fusion::assign(fusion::Scalar<4>{}, dot(fusion::Vec<0>{}, fusion::Vec<3>{}))));
+  // Fused: loads w, v, u and stores z (4 n values); unfused: w, v, z, then z, u (5 n values).
+  EXPECT_EQ(*tessera::fusion::Impl::plan_bytes<Seq>(0, 10, 4, 0), 4 * 10 * 4.0);
+  EXPECT_EQ(*tessera::fusion::Impl::plan_bytes<Seq>(1, 10, 4, 0), 5 * 10 * 4.0);
+  EXPECT_EQ(fusion::candidate_plans<Seq>(), (std::vector<std::uint32_t>{0, 1}));
+  Kokkos::View<double*, Kokkos::HostSpace> z("z", 100), w("w", 100), v("v", 100), u("u", 100);
+  Kokkos::View<double, Kokkos::HostSpace> r("r");
+  const Kokkos::DefaultHostExecutionSpace host;
+  EXPECT_EQ(fusion::axpydot(host, 2.0, w, v, u, z, r).cuts, 0u);
+  fusion::FusionOptions unfused;
+  unfused.choice  = fusion::PlanChoice::unfused;
+  const auto each = fusion::axpydot(host, 2.0, w, v, u, z, r, unfused);
+  EXPECT_EQ(each.cuts, 1u);
+  EXPECT_EQ(each.kernels, 2);
+}
+
+TEST(FusionPlans, BadArgumentsAreRejectedBeforeAnyKernel) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  Kokkos::View<double*, Kokkos::HostSpace> a("a", 10), b("b", 10), c("c", 11), big("big", 20);
+  Kokkos::View<double, Kokkos::HostSpace> r("r");
+  Kokkos::deep_copy(a, 1.0);
+  Kokkos::deep_copy(b, 2.0);
+  auto untouched = [&] {
+    for (int i = 0; i < 10; ++i)
+      ASSERT_EQ(b(i), 2.0) << "b(" << i << ") was written";
+  };
+  expect_rejected<std::invalid_argument>(
+      [&] { fusion::waxpby(Host{}, 1.0, a, 1.0, c, b); },
+      {"tessera::fusion::run", "vector 2 extent", "got 11", "expected 10"});
+  const Kokkos::View<double*, Kokkos::LayoutStride, Kokkos::HostSpace> strided = Kokkos::subview(
+      Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>("m", 10, 2), Kokkos::ALL, 0);
+  expect_rejected<std::invalid_argument>([&] { fusion::waxpby(Host{}, 1.0, strided, 1.0, a, b); },
+                                         {"tessera::fusion::run", "vector 1 is not contiguous"});
+  // The output one element past an input: each element would read what another one wrote.
+  const auto shifted = Kokkos::subview(big, std::make_pair(1, 11));
+  const auto input   = Kokkos::subview(big, std::make_pair(0, 10));
+  expect_rejected<std::invalid_argument>(
+      [&] { fusion::waxpby(Host{}, 1.0, input, 1.0, a, shifted); },
+      {"tessera::fusion::run", "symbol 0 (written) shares memory with symbol 1"});
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        fusion::axpydot(Host{}, 1.0, a, a, a, b,
+                        Kokkos::View<double, Kokkos::HostSpace>(Kokkos::subview(b, 3)));
+      },
+      {"tessera::fusion::run", "symbol 0 (written) shares memory with symbol 4"});
+  fusion::FusionOptions bad;
+  bad.cuts = 4;  // past the last of 2 steps
+  expect_rejected<std::invalid_argument>([&] { fusion::axpydot(Host{}, 1.0, a, a, a, b, r, bad); },
+                                         {"options.cuts 4 cuts after the last step"});
+  bad.cuts      = std::nullopt;
+  bad.team_size = -1;
+  expect_rejected<std::invalid_argument>([&] { fusion::sscal(Host{}, 2.0, b, bad); },
+                                         {"options.team_size is -1"});
+  bad.team_size  = 0;
+  bad.per_thread = -3;
+  expect_rejected<std::invalid_argument>([&] { fusion::sscal(Host{}, 2.0, b, bad); },
+                                         {"options.per_thread is -3"});
+  untouched();
+  // The same vector in and out is an in-place update, not an overlap.
+  fusion::waxpby(Host{}, 2.0, b, 1.0, a, b);
+  EXPECT_EQ(b(9), 5.0);
+}
+
+}  // namespace
