@@ -59,15 +59,23 @@ double tolerance() {
   return std::is_same_v<T, float> ? 2e-6 : 1e-15;  // a few roundings of O(1) values
 }
 
-/// Runs call(options) under every plan of Seq (and the model's choice), resetting outputs with
-/// reset() before each; check() checks the results.
-template <class Seq, class Call, class Reset, class Check>
+/// Runs call(options) under every candidate the tuner can pick on ExecSpace (every valid plan of
+/// Seq with every launch shape it times) and the model's choice, resetting outputs with reset()
+/// before each; check() checks the results.
+template <class ExecSpace, class Seq, class Call, class Reset, class Check>
 void for_every_plan(const Call& call, const Reset& reset, const Check& check) {
+  using Tuning = tessera::Impl::Tuning<ExecSpace>;
   std::vector<fusion::FusionOptions> runs(1);
   for (std::uint32_t cuts : fusion::candidate_plans<Seq>()) {
-    fusion::FusionOptions o;
-    o.cuts = cuts;
-    runs.push_back(o);
+    for (int team : Tuning::fusion_tune_team_sizes) {
+      for (int per : Tuning::fusion_tune_per_thread) {
+        fusion::FusionOptions o;
+        o.cuts       = cuts;
+        o.team_size  = team;
+        o.per_thread = per;
+        runs.push_back(o);
+      }
+    }
   }
   fusion::FusionOptions small;  // several teams even at small n, and a partial last team
   small.per_thread = 3;
@@ -98,7 +106,7 @@ void check_axpydot() {
     using Seq = decltype(fusion::sequence(
         fusion::assign(fusion::Vec<0>{}, fusion::Vec<1>{} - alpha * fusion::Vec<2>{}),
         fusion::assign(fusion::Scalar<4>{}, dot(fusion::Vec<0>{}, fusion::Vec<3>{}))));
-    for_every_plan<Seq>(
+    for_every_plan<ExecSpace, Seq>(
         [&](const fusion::FusionOptions& o) {
           return fusion::axpydot(ExecSpace{}, alpha, w.view, v.view, u.view, z, r, o);
         },
@@ -182,7 +190,7 @@ TYPED_TEST(FusionVectors, AReductionsResultIsReadOnlyAfterAKernelBoundary) {
     w_ref[i] = s_ref * x_ref[i] - yv.host[i];
     t_ref += w_ref[i] * yv.host[i];
   }
-  for_every_plan<Seq>(
+  for_every_plan<TypeParam, Seq>(
       [&](const fusion::FusionOptions& o) {
         return fusion::run(TypeParam{}, seq, fusion::bind(xv, yv.view, zv.view, wv, sv, tv), o);
       },

@@ -148,6 +148,9 @@ struct HostTuning : TuningBase {
   static constexpr int fusion_vector_team_size  = 1;
   static constexpr int fusion_vector_per_thread = 4096;
   static constexpr int fusion_max_team_size     = 1;
+  /// The launch shapes the tuner times (with every valid plan).
+  static constexpr int fusion_tune_team_sizes[] = {1};
+  static constexpr int fusion_tune_per_thread[] = {1024, 4096, 16384};
 };
 
 /// GPU backends, portable kernels.
@@ -186,6 +189,8 @@ struct GpuTuning : TuningBase {
   static constexpr int fusion_vector_per_thread = 4;
   static constexpr int fusion_max_team_size     = 1024;
   static constexpr double fusion_launch_bytes   = 1 << 23;
+  static constexpr int fusion_tune_team_sizes[] = {128, 256, 512};
+  static constexpr int fusion_tune_per_thread[] = {1, 2, 4, 8};
 };
 
 /// Tessera's hand-written CUDA kernels (genred/impl/cuda/), on top of the portable GPU policy.

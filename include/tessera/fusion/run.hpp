@@ -15,14 +15,19 @@
 #include <tessera/fusion/impl/vector_kernel.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
+#include <tessera/fusion/tuner.hpp>
+#include <tessera/core/version.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
+#include <typeinfo>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -57,6 +62,10 @@ struct FusionOptions {
   /// Threads per team and elements per thread; 0: Tuning<ExecSpace>'s.
   int team_size  = 0;
   int per_thread = 0;
+  /// When set (and no cuts are given): the plan and launch shape the tuner found fastest for
+  /// this sequence, value type, length and device, timing the candidates on the first call
+  /// (tuner.hpp; that call waits on the host). The options' own shape is then ignored.
+  Tuner* tuner = nullptr;
 };
 
 /// What run() did.
@@ -64,6 +73,8 @@ struct FusionReport {
   std::uint32_t cuts = 0;  ///< the plan (bit s: a kernel boundary after step s)
   int kernels        = 0;  ///< kernels launched
   double model_bytes = 0;  ///< the bytes the model counts for the plan, launches included
+  int team_size      = 0;  ///< the launch shape run
+  int per_thread     = 0;
 };
 
 namespace Impl {
@@ -148,12 +159,86 @@ std::size_t check_bindings(const char* caller, const Bindings<Views...>& bound) 
 
 }  // namespace Impl
 
+namespace Impl {
+
+/// Launches the groups of plan `cuts` (checked) over n elements with launch shape `shape`.
+template <class T, class ExecSpace, class Seq, class... Views>
+int run_plan(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound, std::size_t n,
+             std::uint32_t cuts, const VectorLaunch& shape) {
+  const auto p = std::apply([](const auto&... v) { return bound_pointers<T>(v...); }, bound.views);
+  int kernels  = 0;
+  for_each_group(Seq::size, cuts, [&](int a, int b) {
+    launch_group<Seq::size>(space, a, b, seq.steps, p, bound, n, shape);
+    ++kernels;
+  });
+  return kernels;
+}
+
+/// Whether a candidate is one the sequence allows on ExecSpace.
+template <class ExecSpace, class Seq>
+bool allowed(const Candidate& c) {
+  return (c.cuts & ~unfused_cuts<Seq>()) == 0 && plan_bytes<Seq>(c.cuts, 1, 1, 0) &&
+         c.team_size >= 1 && c.team_size <= Tuning<ExecSpace>::fusion_max_team_size &&
+         c.per_thread >= 1;
+}
+
+/// The tuner's key of a sequence run: the sequence's type, value type, length, device and
+/// Tessera version.
+template <class T, class ExecSpace, class Seq>
+std::string tuning_key(const ExecSpace& space, std::size_t n) {
+  return concat(typeid(Seq).name(), "|", sizeof(T) == 4 ? "float" : "double", "|n=", n, "|",
+                ExecSpace::name(), ":", space.concurrency(), "|tessera ", tessera::version());
+}
+
+/// Times every candidate (valid plan x the backend's launch shapes) on scratch copies of the
+/// bound Views and returns the fastest with its time (median of 3 runs after a warm-up).
+template <class T, class ExecSpace, class Seq, class... Views>
+std::pair<Candidate, double> time_candidates(const ExecSpace& space, const Seq& seq,
+                                             const Bindings<Views...>& bound, std::size_t n) {
+  const auto scratch = std::apply(
+      [&](const auto&... v) {
+        return bind(
+            Kokkos::create_mirror(typename std::decay_t<decltype(v)>::memory_space{}, v)...);
+      },
+      bound.views);
+  std::apply(
+      [&](const auto&... copy) {
+        std::apply([&](const auto&... v) { (Kokkos::deep_copy(space, copy, v), ...); },
+                   bound.views);
+      },
+      scratch.views);
+  std::pair<Candidate, double> best{{}, std::numeric_limits<double>::infinity()};
+  for (std::uint32_t cuts : candidate_plans<Seq>()) {
+    for (int team : Tuning<ExecSpace>::fusion_tune_team_sizes) {
+      for (int per : Tuning<ExecSpace>::fusion_tune_per_thread) {
+        const VectorLaunch shape = vector_launch_shape<ExecSpace>(n, team, per);
+        if (shape.league > std::size_t(std::numeric_limits<int>::max())) continue;
+        double times[3];
+        run_plan<T>(space, seq, scratch, n, cuts, shape);  // warm-up
+        for (double& t : times) {
+          space.fence();
+          const auto start = std::chrono::steady_clock::now();
+          run_plan<T>(space, seq, scratch, n, cuts, shape);
+          space.fence();
+          t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
+        std::sort(times, times + 3);
+        if (times[1] < best.second) best = {Candidate{cuts, team, per}, times[1]};
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace Impl
+
 /// Runs `seq` on the bound Views: every step in order over the n elements of its vectors, in
 /// the kernels of the chosen plan. Vectors: contiguous rank-1 Views of one length n; scalars:
 /// rank-0 Views; one value type; all in memory `space` can access. Throws
 /// std::invalid_argument (before any kernel) for mismatched extents, non-contiguous vectors,
-/// written symbols overlapping others, invalid cuts or options. Asynchronous: nothing waits on
-/// the host. O(n x steps) work; memory: none besides the bound Views.
+/// written symbols overlapping others, invalid cuts or options. Asynchronous (nothing waits on
+/// the host) unless a tuner times candidates. O(n x steps) work; memory: none besides the bound
+/// Views (while tuning, a copy of them).
 template <class ExecSpace, class... S, class... Views>
 FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindings<Views...>& bound,
                  const FusionOptions& options = {}) {
@@ -169,7 +254,7 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
       Impl::concat("options.team_size is ", options.team_size, " (expected 0 to ", max_team, ")"));
   Impl::require(options.per_thread >= 0, caller,
                 Impl::concat("options.per_thread is ", options.per_thread, " (expected >= 0)"));
-  const Impl::VectorLaunch shape =
+  Impl::VectorLaunch shape =
       Impl::vector_launch_shape<ExecSpace>(n, options.team_size, options.per_thread);
   Impl::require_int_extent(caller, "the number of teams", shape.league);
   const double launch = Impl::Tuning<ExecSpace>::fusion_launch_bytes;
@@ -178,11 +263,25 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   if (options.cuts) {
     Impl::require((*options.cuts & ~Impl::unfused_cuts<Seq>()) == 0, caller,
                   Impl::concat("options.cuts ", *options.cuts, " cuts after the last step"));
-    Impl::require(
-        bool(Impl::plan_bytes<Seq>(*options.cuts, 1, 1, 0)), caller,
-        Impl::concat("options.cuts ", *options.cuts,
-                     " groups a reduction with a step that reads its result, or two reductions"));
+    Impl::require(bool(Impl::plan_bytes<Seq>(*options.cuts, 1, 1, 0)), caller,
+                  Impl::concat("options.cuts ", *options.cuts,
+                               " groups a reduction with a step that reads its result, or two "
+                               "reductions"));
     report.cuts = *options.cuts;
+  } else if (options.tuner) {
+    const std::string key = Impl::tuning_key<T, ExecSpace, Seq>(space, n);
+    auto found            = options.tuner->find(key);
+    if (found && !Impl::allowed<ExecSpace, Seq>(*found)) {
+      options.tuner->reject(key, "is not a plan and launch shape this sequence allows");
+      found.reset();
+    }
+    if (!found) {
+      const auto [best, seconds] = Impl::time_candidates<T>(space, seq, bound, n);
+      options.tuner->remember(key, best, seconds);
+      found = best;
+    }
+    report.cuts = found->cuts;
+    shape       = Impl::vector_launch_shape<ExecSpace>(n, found->team_size, found->per_thread);
   } else if (options.choice == PlanChoice::unfused) {
     report.cuts = Impl::unfused_cuts<Seq>();
   } else {
@@ -196,13 +295,9 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
     }
   }
   report.model_bytes = *Impl::plan_bytes<Seq>(report.cuts, n, sizeof(T), launch);
-
-  const auto p =
-      std::apply([](const auto&... v) { return Impl::bound_pointers<T>(v...); }, bound.views);
-  Impl::for_each_group(Seq::size, report.cuts, [&](int a, int b) {
-    Impl::launch_group<Seq::size>(space, a, b, seq.steps, p, bound, n, shape);
-    ++report.kernels;
-  });
+  report.team_size   = shape.team_size;
+  report.per_thread  = shape.per_thread;
+  report.kernels     = Impl::run_plan<T>(space, seq, bound, n, report.cuts, shape);
   return report;
 }
 
