@@ -105,15 +105,34 @@ struct GroupKernel {
     }
   }
 
+  /// The team's elements, each thread's per_thread of them team_size apart; the thread's terms
+  /// of the group's reduction are summed in a register, then added to `sum` once.
   KOKKOS_INLINE_FUNCTION void run(const Member& m, T& sum) const {
-    const std::size_t team = std::size_t(m.team_size());
-    const std::size_t base =
-        std::size_t(m.league_rank()) * team * std::size_t(per_thread) + std::size_t(m.team_rank());
+    const std::size_t team  = std::size_t(m.team_size());
+    const std::size_t first = std::size_t(m.league_rank()) * team * std::size_t(per_thread);
+    const std::size_t last =
+        n - first < team * std::size_t(per_thread) ? n : first + team * std::size_t(per_thread);
     T regs[P > 0 ? P : 1];
-    for (int k = 0; k < per_thread; ++k) {
-      const std::size_t i = base + std::size_t(k) * team;
-      if (i < n) apply<A, 0>(i, regs, sum);
+    T terms = 0;
+    if (team == 1) {
+      // Host backends: consecutive elements, eight partial sums (independent additions the
+      // core overlaps or vectorises; one running sum would wait on each addition).
+      constexpr int lanes = 8;
+      T partial[lanes]    = {};
+      std::size_t i       = first;
+      for (; i + lanes <= last; i += lanes) {
+        for (int l = 0; l < lanes; ++l)
+          apply<A, 0>(i + l, regs, partial[l]);
+      }
+      for (; i < last; ++i)
+        apply<A, 0>(i, regs, partial[0]);
+      for (int l = 0; l < lanes; ++l)
+        terms += partial[l];
+    } else {
+      for (std::size_t i = first + std::size_t(m.team_rank()); i < last; i += team)
+        apply<A, 0>(i, regs, terms);
     }
+    sum += terms;
   }
 };
 
