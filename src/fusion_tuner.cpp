@@ -5,8 +5,10 @@
 // A later line for a key replaces an earlier one (remember() appends).
 #include <tessera/fusion/tuner.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <utility>
 
@@ -55,10 +57,20 @@ void Tuner::warn(const std::string& message) {
 
 void Tuner::load() {
   if (path_.empty()) return;
+  std::error_code error;
+  if (!std::filesystem::exists(path_, error)) return;  // no file yet: remember() creates it
   std::ifstream in(path_);
-  if (!in) return;  // no file yet
+  if (!in) {
+    writable_ = false;
+    warn("cannot read '" + path_ + "': ignored, and left as it is (findings stay in memory)");
+    return;
+  }
   std::string line;
-  if (!std::getline(in, line) || line != header) {
+  if (!std::getline(in, line)) {
+    empty_ = true;  // an empty file: remember() writes the header first
+    return;
+  }
+  if (line != header) {
     writable_ = false;
     warn("'" + path_ + "' is not a Tessera tuning file (first line not \"" + header +
          "\"): ignored, and left as it is (findings stay in memory)");
@@ -87,7 +99,17 @@ std::optional<Candidate> Tuner::find(const std::string& key) const {
 void Tuner::remember(const std::string& key, const Candidate& best, double seconds) {
   best_[key] = best;
   if (path_.empty() || !writable_) return;
-  const bool fresh = !std::ifstream(path_).good();
+  if (key.empty() || key.find_first_of("\t\n\r") != std::string::npos || !(seconds >= 0) ||
+      !(seconds < std::numeric_limits<double>::infinity())) {
+    warn(
+        "a key with tabs or line breaks, or a time that is not a finite number >= 0, is not "
+        "written to '" +
+        path_ + "' (kept in memory)");
+    return;
+  }
+  std::error_code error;
+  const bool fresh = empty_ || !std::filesystem::exists(path_, error);
+  empty_           = false;
   std::ofstream out(path_, std::ios::app);
   if (fresh) out << header << '\n';
   out << key << '\t' << best.cuts << '\t' << best.team_size << '\t' << best.per_thread << '\t'

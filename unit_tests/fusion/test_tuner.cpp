@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -122,6 +123,38 @@ TEST(FusionTuner, ARememberedCandidateTheSequenceDoesNotAllowIsTimedAgain) {
     EXPECT_EQ(r(), 64.0);
     std::remove(path.c_str());
   }
+}
+
+TEST(FusionTuner, WritesOnlyLinesItReadsBackAndStartsEmptyFiles) {
+  const std::string path = fresh_path("lines");
+  { std::ofstream touch(path); }  // an empty file: taken as new, the header written first
+  {
+    fusion::Tuner tuner(path);
+    EXPECT_TRUE(tuner.warnings().empty());
+    tuner.remember("good", fusion::Candidate{1, 2, 3}, 0.5);
+    tuner.remember("bad\tkey", fusion::Candidate{1, 2, 3}, 0.5);       // kept in memory
+    tuner.remember("slow", fusion::Candidate{1, 2, 3}, std::nan(""));  // kept in memory
+    tuner.remember("other", fusion::Candidate{0, 1, 4}, 0.25);
+    EXPECT_EQ(tuner.warnings().size(), 2u);
+    EXPECT_TRUE(tuner.find("bad\tkey").has_value());
+  }
+  fusion::Tuner again(path);
+  EXPECT_TRUE(again.warnings().empty());
+  ASSERT_TRUE(again.find("good").has_value());
+  EXPECT_EQ(again.find("good")->per_thread, 3);
+  EXPECT_EQ(again.find("other")->cuts, 0u);
+  EXPECT_FALSE(again.find("bad\tkey").has_value());
+  std::remove(path.c_str());
+}
+
+TEST(FusionTuner, ACandidateWhoseTeamCountOverflowsIsNotAllowed) {
+  using Seq = decltype(fusion::sequence(fusion::assign(fusion::Vec<0>{}, 2.0 * fusion::Vec<0>{})));
+  using tessera::fusion::Impl::allowed;
+  EXPECT_TRUE((allowed<Host, Seq>(fusion::Candidate{0, 1, 1}, 1000)));
+  EXPECT_FALSE((allowed<Host, Seq>(fusion::Candidate{0, 1, 1}, std::size_t(1) << 33)));
+  EXPECT_TRUE((allowed<Host, Seq>(fusion::Candidate{0, 1, 16}, std::size_t(1) << 33)));
+  EXPECT_FALSE((allowed<Host, Seq>(fusion::Candidate{0, 0, 16}, 1000)));
+  EXPECT_FALSE((allowed<Host, Seq>(fusion::Candidate{1, 1, 16}, 1000)));  // one step: no cut
 }
 
 }  // namespace

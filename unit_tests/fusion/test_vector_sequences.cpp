@@ -210,6 +210,25 @@ TYPED_TEST(FusionVectors, AReductionsResultIsReadOnlyAfterAKernelBoundary) {
       });
 }
 
+TEST(FusionPlans, AScalarAGroupReducesIsNotReadInThatGroupBeforeOrAfter) {
+  // x = s x, then s = x . x: fused, the first step would read s while the kernel reduces into
+  // it (0 or a partial sum on host backends): only the plan with the cut is valid. (A reduction
+  // reading its own target does not compile.)
+  constexpr fusion::Vec<0> x;
+  constexpr fusion::Scalar<1> s;
+  const auto seq = fusion::sequence(fusion::assign(x, s * x), fusion::assign(s, dot(x, x)));
+  using Seq      = std::decay_t<decltype(seq)>;
+  EXPECT_EQ(fusion::candidate_plans<Seq>(), (std::vector<std::uint32_t>{1}));
+  Kokkos::View<double*, Kokkos::HostSpace> xv("x", 100);
+  Kokkos::View<double, Kokkos::HostSpace> sv("s");
+  Kokkos::deep_copy(xv, 1.0);
+  sv()           = 3.0;
+  const auto rep = fusion::run(Kokkos::DefaultHostExecutionSpace{}, seq, fusion::bind(xv, sv));
+  EXPECT_EQ(rep.cuts, 1u);
+  EXPECT_EQ(xv(99), 3.0);
+  EXPECT_EQ(sv(), 900.0);
+}
+
 TEST(FusionPlans, TheModelFusesWhatSavesBytesAndUnfusedRunsEveryStepAlone) {
   using Seq = decltype(fusion::sequence(
       fusion::assign(fusion::Vec<0>{}, fusion::Vec<1>{} - 2.0 * fusion::Vec<2>{}),
@@ -258,6 +277,15 @@ TEST(FusionPlans, BadArgumentsAreRejectedBeforeAnyKernel) {
                         Kokkos::View<double, Kokkos::HostSpace>(Kokkos::subview(b, 3)));
       },
       {"tessera::fusion::run", "symbol 0 (written) shares memory with symbol 4"});
+  // Two written symbols on one View: the value one of them keeps in registers would go stale.
+  {
+    constexpr fusion::Vec<0> p;
+    constexpr fusion::Vec<1> q;
+    const auto two = fusion::sequence(fusion::assign(p, p + 1.0), fusion::assign(q, 3.0 * q));
+    expect_rejected<std::invalid_argument>(
+        [&] { fusion::run(Host{}, two, fusion::bind(b, b)); },
+        {"tessera::fusion::run", "symbol 0 (written) shares memory with symbol 1"});
+  }
   fusion::FusionOptions bad;
   bad.cuts = 4;  // past the last of 2 steps
   expect_rejected<std::invalid_argument>([&] { fusion::axpydot(Host{}, 1.0, a, a, a, b, r, bad); },

@@ -2,9 +2,10 @@
 //
 // A plan cuts the sequence into groups of consecutive steps, one kernel each, given by its cuts
 // (bit s set: a kernel boundary after step s). A group is valid unless
-//   - a step reads a scalar that an earlier step of the same group reduces: the reduction's
-//     result exists only once every team has finished, which needs a kernel boundary (the
-//     paper's global barrier);
+//   - a step reads a scalar that a step of the same group reduces: the reduction's result
+//     exists only once every team has finished, which needs a kernel boundary (the paper's
+//     global barrier), and while the kernel runs the target holds neither the old value nor
+//     the result (a reduction step reading its own target is rejected at compile time);
 //   - it holds two reductions (a kernel reduces one value into its target without a temporary
 //     buffer; the model then pays a second read of what they share).
 // Inside a group, a vector that an earlier step of the group wrote is read from registers; every
@@ -54,16 +55,20 @@ struct Group {
 };
 template <class Seq>
 constexpr Group group(int a, int b) {
-  using Tr                  = SequenceTraits<Seq>;
-  Group g                   = {true, 0, 0};
-  std::uint64_t vec_written = 0, scalar_written = 0;
+  using Tr                    = SequenceTraits<Seq>;
+  Group g                     = {true, 0, 0};
+  std::uint64_t group_reduces = 0;
   for (int s = a; s < b; ++s) {
-    if ((Tr::reads_scalars[s] & scalar_written) || (Tr::writes_scalars[s] && scalar_written)) {
-      g.valid = false;
-    }
+    if (Tr::writes_scalars[s] && group_reduces) g.valid = false;  // a second reduction
+    group_reduces |= Tr::writes_scalars[s];
+  }
+  std::uint64_t vec_written = 0;
+  for (int s = a; s < b; ++s) {
+    // A scalar the group reduces is neither final nor its old value while the kernel runs,
+    // whether the step reading it comes before or after the reduction.
+    if (Tr::reads_scalars[s] & group_reduces) g.valid = false;
     g.loads |= Tr::reads_vectors[s] & ~vec_written;
     vec_written |= Tr::writes_vectors[s];
-    scalar_written |= Tr::writes_scalars[s];
   }
   g.stores = vec_written;
   return g;

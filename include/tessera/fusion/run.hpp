@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <typeinfo>
 #include <tuple>
@@ -140,18 +141,23 @@ std::size_t check_bindings(const char* caller, const Bindings<Views...>& bound) 
     }
   };
   for_each_indexed(check, bound.views, std::index_sequence_for<Views...>{});
-  // A written symbol shares memory with another only as the very same vector (an in-place
-  // update): a partial overlap would read elements that another element's step already wrote.
-  for (int k = 0; k < n_bound; ++k) {
-    if (!((Tr::written >> k) & 1u)) continue;
-    for (int j = 0; j < n_bound; ++j) {
-      if (j == k || !ranges[k].overlaps(ranges[j])) continue;
-      const bool same_vector = ranges[k].begin == ranges[j].begin &&
-                               ranges[k].end == ranges[j].end && ((Tr::vectors >> k) & 1u) &&
-                               ((Tr::vectors >> j) & 1u);
-      require(same_vector, caller,
-              concat("symbol ", k, " (written) shares memory with symbol ", j,
-                     " without being the same vector"));
+  // A written symbol shares memory with another only as the very same vector that the
+  // sequence only reads (an in-place update, as z = w - alpha v with z and w one View): a
+  // partial overlap would read elements that another element's step already wrote, and two
+  // written symbols on one View would leave the value one of them keeps in registers stale.
+  if constexpr (n_bound > 1) {
+    for (int k = 0; k < n_bound; ++k) {
+      if (!((Tr::written >> k) & 1u)) continue;
+      for (int j = 0; j < n_bound; ++j) {
+        if (j == k || !ranges[k].overlaps(ranges[j])) continue;
+        const bool same_range =
+            ranges[k].begin == ranges[j].begin && ranges[k].end == ranges[j].end;
+        const bool vectors   = ((Tr::vectors >> k) & 1u) && ((Tr::vectors >> j) & 1u);
+        const bool read_only = !((Tr::written >> j) & 1u);
+        require(same_range && vectors && read_only, caller,
+                concat("symbol ", k, " (written) shares memory with symbol ", j,
+                       ", which is not the same vector, only read"));
+      }
     }
   }
   return n;
@@ -161,33 +167,58 @@ std::size_t check_bindings(const char* caller, const Bindings<Views...>& bound) 
 
 namespace Impl {
 
-/// Launches the groups of plan `cuts` (checked) over n elements with launch shape `shape`.
+/// The kernels of a run of `seq` over the bound Views (see GroupKernels).
+template <class T, class ExecSpace, class Seq, class... Views>
+auto group_kernels(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound,
+                   const Kokkos::Array<T*, sizeof...(Views)>& p, std::size_t n,
+                   const VectorLaunch& shape) {
+  return GroupKernels<ExecSpace, T, std::decay_t<decltype(seq.steps)>, sizeof...(Views),
+                      Bindings<Views...>>{space, seq.steps, p, bound, n, shape};
+}
+
+/// The largest team size every kernel of plan `cuts` runs with on `space`.
+template <class T, class ExecSpace, class Seq, class... Views>
+int plan_team_size_max(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound,
+                       std::size_t n, std::uint32_t cuts) {
+  const auto p = std::apply([](const auto&... v) { return bound_pointers<T>(v...); }, bound.views);
+  auto kernels = group_kernels<T>(space, seq, bound, p, n, vector_launch_shape<ExecSpace>(n, 1, 1));
+  LimitTeamSize<decltype(kernels)> limit{kernels};
+  for_each_group(Seq::size, cuts, [&](int a, int b) { visit_group<Seq::size>(a, b, limit); });
+  return kernels.team_size_max;
+}
+
+/// Launches the groups of plan `cuts` (checked) over n elements with launch shape `shape`;
+/// returns the number of kernels.
 template <class T, class ExecSpace, class Seq, class... Views>
 int run_plan(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound, std::size_t n,
              std::uint32_t cuts, const VectorLaunch& shape) {
   const auto p = std::apply([](const auto&... v) { return bound_pointers<T>(v...); }, bound.views);
-  int kernels  = 0;
+  auto kernels = group_kernels<T>(space, seq, bound, p, n, shape);
+  LaunchGroup<decltype(kernels)> launch{kernels};
+  int count = 0;
   for_each_group(Seq::size, cuts, [&](int a, int b) {
-    launch_group<Seq::size>(space, a, b, seq.steps, p, bound, n, shape);
-    ++kernels;
+    visit_group<Seq::size>(a, b, launch);
+    ++count;
   });
-  return kernels;
+  return count;
 }
 
-/// Whether a candidate is one the sequence allows on ExecSpace.
+/// Whether a candidate is one the sequence allows on ExecSpace over n elements.
 template <class ExecSpace, class Seq>
-bool allowed(const Candidate& c) {
+bool allowed(const Candidate& c, std::size_t n) {
   return (c.cuts & ~unfused_cuts<Seq>()) == 0 && plan_bytes<Seq>(c.cuts, 1, 1, 0) &&
          c.team_size >= 1 && c.team_size <= Tuning<ExecSpace>::fusion_max_team_size &&
-         c.per_thread >= 1;
+         c.per_thread >= 1 &&
+         vector_launch_shape<ExecSpace>(n, c.team_size, c.per_thread).league <=
+             std::size_t(std::numeric_limits<int>::max());
 }
 
 /// The tuner's key of a sequence run: the sequence's type, value type, length, device and
 /// Tessera version.
 template <class T, class ExecSpace, class Seq>
 std::string tuning_key(const ExecSpace& space, std::size_t n) {
-  return concat(typeid(Seq).name(), "|", sizeof(T) == 4 ? "float" : "double", "|n=", n, "|",
-                ExecSpace::name(), ":", space.concurrency(), "|tessera ", tessera::version());
+  return concat(typeid(Seq).name(), "|", typeid(T).name(), "|n=", n, "|", ExecSpace::name(), ":",
+                space.concurrency(), "|tessera ", tessera::version());
 }
 
 /// Times every candidate (valid plan x the backend's launch shapes) on scratch copies of the
@@ -209,10 +240,13 @@ std::pair<Candidate, double> time_candidates(const ExecSpace& space, const Seq& 
       scratch.views);
   std::pair<Candidate, double> best{{}, std::numeric_limits<double>::infinity()};
   for (std::uint32_t cuts : candidate_plans<Seq>()) {
+    const int team_max = plan_team_size_max<T>(space, seq, bound, n, cuts);
     for (int team : Tuning<ExecSpace>::fusion_tune_team_sizes) {
       for (int per : Tuning<ExecSpace>::fusion_tune_per_thread) {
         const VectorLaunch shape = vector_launch_shape<ExecSpace>(n, team, per);
-        if (shape.league > std::size_t(std::numeric_limits<int>::max())) continue;
+        if (shape.league > std::size_t(std::numeric_limits<int>::max()) || team > team_max) {
+          continue;
+        }
         double times[3];
         run_plan<T>(space, seq, scratch, n, cuts, shape);  // warm-up
         for (double& t : times) {
@@ -271,12 +305,18 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   } else if (options.tuner) {
     const std::string key = Impl::tuning_key<T, ExecSpace, Seq>(space, n);
     auto found            = options.tuner->find(key);
-    if (found && !Impl::allowed<ExecSpace, Seq>(*found)) {
+    if (found &&
+        (!Impl::allowed<ExecSpace, Seq>(*found, n) ||
+         found->team_size > Impl::plan_team_size_max<T>(space, seq, bound, n, found->cuts))) {
       options.tuner->reject(key, "is not a plan and launch shape this sequence allows");
       found.reset();
     }
     if (!found) {
       const auto [best, seconds] = Impl::time_candidates<T>(space, seq, bound, n);
+      if (!(seconds < std::numeric_limits<double>::infinity())) {
+        throw std::length_error(Impl::concat("tessera::", caller, ": no launch shape the tuner ",
+                                             "times keeps ", n, " elements within 2^31 - 1 teams"));
+      }
       options.tuner->remember(key, best, seconds);
       found = best;
     }
@@ -294,6 +334,10 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
       }
     }
   }
+  const int team_max = Impl::plan_team_size_max<T>(space, seq, bound, n, report.cuts);
+  Impl::require(shape.team_size <= team_max, caller,
+                Impl::concat("team size ", shape.team_size, " exceeds the ", team_max,
+                             " threads the plan's kernels can run with on this device"));
   report.model_bytes = *Impl::plan_bytes<Seq>(report.cuts, n, sizeof(T), launch);
   report.team_size   = shape.team_size;
   report.per_thread  = shape.per_thread;

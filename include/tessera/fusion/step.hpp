@@ -34,6 +34,9 @@ constexpr auto assign(Vec<K>, const E& e) {
 /// The reduction step scalar = sum(e).
 template <int K, class E>
 constexpr Step<Scalar<K>, Sum<E>> assign(Scalar<K>, const Sum<E>& s) {
+  static_assert(((Impl::Reads<E>::scalars >> K) & 1u) == 0,
+                "tessera::fusion::assign: a reduction cannot read the scalar it reduces (its "
+                "target holds partial sums while the kernel runs); reduce into another scalar");
   return {s};
 }
 

@@ -58,7 +58,8 @@ class Tuner {
   std::string path_;
   std::map<std::string, Candidate> best_;
   std::vector<std::string> warnings_;
-  bool writable_ = true;  // false once the file was found corrupt
+  bool writable_ = true;   // false once the file was found corrupt or unreadable
+  bool empty_    = false;  // the file exists but is empty
 };
 
 }  // namespace fusion

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -173,41 +174,87 @@ constexpr int reduction_target() {
   }
 }
 
-/// Launches steps [A, B) (asynchronous): a parallel_for, or a parallel_reduce into the group's
-/// reduction target (a rank-0 View of `bound`).
-template <int A, int B, class ExecSpace, class T, class L, std::size_t P, class Bound>
-void launch_group_kernel(const ExecSpace& space, const L& steps, const Kokkos::Array<T*, P>& p,
-                         const Bound& bound, std::size_t n, const VectorLaunch& shape) {
-  using Body = GroupKernel<ExecSpace, T, A, B, P, L>;
-  const Body body{steps, p, n, shape.per_thread};
-  const Kokkos::TeamPolicy<ExecSpace> policy(space, int(shape.league), shape.team_size);
-  constexpr int target = reduction_target<L, A, B>();
-  if constexpr (target < 0) {
-    Kokkos::parallel_for("tessera::fusion::vector_group", policy, MapKernel<Body, T>{body});
-  } else {
-    Kokkos::parallel_reduce("tessera::fusion::vector_group", policy, ReduceKernel<Body, T>{body},
-                            std::get<target>(bound.views));
-  }
-}
-
-/// Launches steps [a, b) (a < b <= N): dispatches the run-time group to its compiled kernel.
-template <int N, int A = 0, int B = 1, class ExecSpace, class T, class L, std::size_t P,
-          class Bound>
-void launch_group(const ExecSpace& space, int a, int b, const L& steps,
-                  const Kokkos::Array<T*, P>& p, const Bound& bound, std::size_t n,
-                  const VectorLaunch& shape) {
+/// Calls visitor.template visit<A, B>() for the run-time group [a, b) of a sequence of N steps
+/// (a < b <= N): the dispatch from a plan's groups to their compiled kernels.
+template <int N, int A = 0, int B = 1, class Visitor>
+void visit_group(int a, int b, Visitor& visitor) {
   if constexpr (A < N) {
     if constexpr (B <= N) {
       if (a == A && b == B) {
-        launch_group_kernel<A, B>(space, steps, p, bound, n, shape);
+        visitor.template visit<A, B>();
       } else {
-        launch_group<N, A, B + 1>(space, a, b, steps, p, bound, n, shape);
+        visit_group<N, A, B + 1>(a, b, visitor);
       }
     } else {
-      launch_group<N, A + 1, A + 2>(space, a, b, steps, p, bound, n, shape);
+      visit_group<N, A + 1, A + 2>(a, b, visitor);
     }
   }
 }
+
+/// The kernels of the groups of one sequence run: launches them (asynchronous), or finds the
+/// largest team size they can all run with.
+template <class ExecSpace, class T, class L, std::size_t P, class Bound>
+struct GroupKernels {
+  const ExecSpace& space;
+  const L& steps;
+  const Kokkos::Array<T*, P>& p;
+  const Bound& bound;
+  std::size_t n;
+  VectorLaunch shape;
+  int team_size_max = std::numeric_limits<int>::max();  // over the groups visited by limit()
+
+  template <int A, int B>
+  using Body = GroupKernel<ExecSpace, T, A, B, P, L>;
+  template <int A, int B>
+  static constexpr int target = reduction_target<L, A, B>();
+
+  /// Launches steps [A, B): a parallel_for, or a parallel_reduce into the group's reduction
+  /// target (a rank-0 View of `bound`).
+  template <int A, int B>
+  void launch() const {
+    const Body<A, B> body{steps, p, n, shape.per_thread};
+    const Kokkos::TeamPolicy<ExecSpace> policy(space, int(shape.league), shape.team_size);
+    if constexpr (target<A, B> < 0) {
+      Kokkos::parallel_for("tessera::fusion::vector_group", policy, MapKernel<Body<A, B>, T>{body});
+    } else {
+      Kokkos::parallel_reduce("tessera::fusion::vector_group", policy,
+                              ReduceKernel<Body<A, B>, T>{body},
+                              std::get<target<A, B>>(bound.views));
+    }
+  }
+
+  /// Lowers team_size_max to what the kernel of steps [A, B) runs with.
+  template <int A, int B>
+  void limit() {
+    const Body<A, B> body{steps, p, n, shape.per_thread};
+    const Kokkos::TeamPolicy<ExecSpace> policy(space, 1, 1);
+    int limit = 0;
+    if constexpr (target<A, B> < 0) {
+      limit = policy.team_size_max(MapKernel<Body<A, B>, T>{body}, Kokkos::ParallelForTag{});
+    } else {
+      limit = policy.team_size_max(ReduceKernel<Body<A, B>, T>{body}, Kokkos::ParallelReduceTag{});
+    }
+    team_size_max = limit < team_size_max ? limit : team_size_max;
+  }
+};
+
+/// Visitors of visit_group: the two uses of GroupKernels.
+template <class Kernels>
+struct LaunchGroup {
+  Kernels& kernels;
+  template <int A, int B>
+  void visit() {
+    kernels.template launch<A, B>();
+  }
+};
+template <class Kernels>
+struct LimitTeamSize {
+  Kernels& kernels;
+  template <int A, int B>
+  void visit() {
+    kernels.template limit<A, B>();
+  }
+};
 
 }  // namespace Impl
 }  // namespace fusion
