@@ -15,6 +15,8 @@
 // x_<baseline> = the baseline's time over the row's (measured earlier in the same run) and
 // x_copy = the row's GB/s over copy's. n = 2^26 on GPUs, 2^24 on host backends (vectors of 64 MB
 // in float: past the caches).
+#include "ratio_reporter.hpp"
+
 #include <tessera.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -160,33 +162,21 @@ void row(const std::string& name, std::function<void(benchmark::State&)> body) {
 
 /// Adds the x_<baseline> and x_copy counters to fused and tuned rows (registration order puts
 /// the baselines first).
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    std::vector<Run> out = runs;
-    for (auto& r : out) {
-      if (r.run_type != Run::RT_Iteration && r.aggregate_name != "median") continue;
-      const std::string name = r.run_name.function_name;
-      const double seconds   = r.GetAdjustedRealTime();
-      times_[name]           = seconds;
-      if (r.counters.count("GB_per_s")) rates_[name] = double(r.counters["GB_per_s"]);
-      const auto slash       = name.find('/');
-      const std::string base = name.substr(0, slash), way = name.substr(slash + 1);
-      if (way != "fused" && way != "tuned") continue;
-      for (const char* baseline : {"kokkosblas", "cublas", "unfused"}) {
-        auto it = times_.find(base + "/" + baseline);
-        if (it != times_.end()) r.counters[std::string("x_") + baseline] = it->second / seconds;
-      }
-      const std::string copy =
-          base.find("_float") != std::string::npos ? "copy_float" : "copy_double";
-      if (rates_.count(copy) && rates_.count(name))
-        r.counters["x_copy"] = rates_[name] / rates_[copy];
+class FusionRatios : public tessera_bench::RatioReporter {
+  void add_ratios(Run& r, const std::string& name) override {
+    if (r.counters.count("GB_per_s")) rates_[name] = double(r.counters["GB_per_s"]);
+    const auto slash       = name.find('/');
+    const std::string base = name.substr(0, slash), way = name.substr(slash + 1);
+    if (slash == std::string::npos || (way != "fused" && way != "tuned")) return;
+    for (const char* baseline : {"kokkosblas", "cublas", "unfused"}) {
+      const double t = time(base + "/" + baseline);
+      if (t > 0) r.counters[std::string("x_") + baseline] = t / time(name);
     }
-    ConsoleReporter::ReportRuns(out);
+    const std::string copy =
+        base.find("_float") != std::string::npos ? "copy_float" : "copy_double";
+    if (rates_.count(copy)) r.counters["x_copy"] = rates_[name] / rates_[copy];
   }
-
- private:
-  std::map<std::string, double> times_, rates_;
+  std::map<std::string, double> rates_;
 };
 
 template <class T>
@@ -237,7 +227,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   register_rows<float>("float");
   register_rows<double>("double");
-  RatioReporter reporter;
+  FusionRatios reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

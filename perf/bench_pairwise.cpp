@@ -32,6 +32,7 @@
 // Set TESSERA_BENCH_LARGE=1 to add pdist_pcf_float/n:100000 (20 GB of output in host memory).
 // On host backends the sizes shrink (N = 1500, blocks of 512, 1000 x 5000 points).
 #include "pcf_naive_kernel.hpp"
+#include "ratio_reporter.hpp"
 
 #include <tessera.hpp>
 
@@ -321,40 +322,24 @@ void row(const std::string& name, F&& body, int iterations = 0) {
   if (iterations > 0) b->Iterations(iterations);
 }
 
-/// Adds ratio counters computed from the rows that ran before (registration order).
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    std::vector<Run> out = runs;
-    for (auto& r : out) {
-      // Ratios on single runs and on the medians of repetitions.
-      if (r.run_type != Run::RT_Iteration && r.aggregate_name != "median") continue;
-      const std::string name = r.run_name.function_name;
-      const double seconds   = r.GetAdjustedRealTime() / 1e3;  // per iteration (ms unit)
-      times_[name]           = seconds;
-      auto ratio_to          = [&](const std::string& base) {
-        auto it = times_.find(base);
-        return it == times_.end() ? 0.0 : it->second / seconds;
-      };
-      if (name.rfind("/staged") != std::string::npos) {
-        const std::string base     = name.substr(0, name.rfind('/'));
-        r.counters["x_naive"]      = ratio_to(base + "/naive");
-        r.counters["x_naive_walk"] = ratio_to(base + "/naive_tessera_walk");
-      }
-      if (name.find("pdist_pcf_float_4x_budget") == 0) {
-        r.counters["x_default"] = ratio_to("pdist_pcf_float" + name.substr(name.find('/')));
-      }
-      if (name == "euclid_d16/cdist" && times_.count("euclid_d16/genred_sum") &&
-          times_.count("euclid_d16/download")) {
-        r.counters["x_genred_dl"] =
-            (times_["euclid_d16/genred_sum"] + times_["euclid_d16/download"]) / seconds;
-      }
+/// The ratio counters of bench_pairwise (see the file comment).
+class PairwiseRatios : public tessera_bench::RatioReporter {
+  void add_ratios(Run& r, const std::string& name) override {
+    const double t = time(name);
+    auto ratio_to  = [&](const std::string& base) { return time(base) / t; };
+    if (name.rfind("/staged") != std::string::npos) {
+      const std::string base     = name.substr(0, name.rfind('/'));
+      r.counters["x_naive"]      = ratio_to(base + "/naive");
+      r.counters["x_naive_walk"] = ratio_to(base + "/naive_tessera_walk");
     }
-    ConsoleReporter::ReportRuns(out);
+    if (name.find("pdist_pcf_float_4x_budget") == 0) {
+      r.counters["x_default"] = ratio_to("pdist_pcf_float" + name.substr(name.find('/')));
+    }
+    const double genred = time("euclid_d16/genred_sum"), download = time("euclid_d16/download");
+    if (name == "euclid_d16/cdist" && genred > 0 && download > 0) {
+      r.counters["x_genred_dl"] = (genred + download) / t;
+    }
   }
-
- private:
-  std::map<std::string, double> times_;
 };
 
 void register_rows() {
@@ -403,7 +388,7 @@ int main(int argc, char** argv) {
   SharedData data;  // destroyed before guard finalizes Kokkos
   shared = &data;
   register_rows();
-  RatioReporter reporter;
+  PairwiseRatios reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;
