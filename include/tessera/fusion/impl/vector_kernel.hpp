@@ -6,7 +6,6 @@
 // the thread's share of the launch's reduction, which Kokkos combines into the target scalar.
 #pragma once
 
-#include <tessera/core/errors.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
@@ -25,14 +24,6 @@ namespace fusion {
 namespace Impl {
 
 using tessera::Impl::Tuning;
-
-/// The highest symbol a sequence names, plus one.
-constexpr int symbol_count(std::uint64_t symbols) {
-  int count = 0;
-  for (; symbols; symbols >>= 1)
-    ++count;
-  return count;
-}
 
 /// Threads per team, elements per thread and teams of a launch over n elements.
 struct VectorLaunch {
