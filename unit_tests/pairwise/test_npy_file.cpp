@@ -310,20 +310,16 @@ TEST(NpyFile, ReaderRejectsBadMagicVersionOrderDtypeAndTruncation) {
   rejected(bytes, "is not a version-1 .npy file");
   // The header's length field promises more than the file holds.
   rejected(good.substr(0, 40), "has a truncated header");
-  // Another dtype: float, or big-endian double.
-  bytes = good;
-  bytes.replace(bytes.find("<f8"), 3, "<f4");
-  rejected(bytes, "does not hold <f8 values");
-  bytes = good;
-  bytes.replace(bytes.find("<f8"), 3, ">f8");
-  rejected(bytes, "does not hold <f8 values");
-  // Fortran order ("True " keeps the header length).
-  bytes = good;
-  bytes.replace(bytes.find("False"), 5, "True ");
-  rejected(bytes, "is not in C order");
-  bytes = good;
-  bytes.replace(bytes.find("'shape'"), 7, "'shapf'");
-  rejected(bytes, "has no shape");
+  // The good file with `from` replaced by `to` (of the same length: the header keeps its size).
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string b = good;
+    return b.replace(b.find(from), from.size(), to);
+  };
+  // Another dtype: float, or big-endian double; Fortran order; no shape.
+  rejected(with("<f8", "<f4"), "does not hold <f8 values");
+  rejected(with("<f8", ">f8"), "does not hold <f8 values");
+  rejected(with("False", "True "), "is not in C order");
+  rejected(with("'shape'", "'shapf'"), "has no shape");
   // One value short, and no data at all.
   rejected(good.substr(0, good.size() - 1), "is shorter than its shape");
   rejected(good.substr(0, good.size() - 48), "is shorter than its shape");

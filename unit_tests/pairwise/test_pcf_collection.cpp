@@ -276,43 +276,23 @@ TEST(ValidatePcfs, RejectsEachDefectOfTimesAndValues) {
 TEST(ValidatePcfs, RejectsBadOffsets) {
   // Increasing times, zero values: any range of these breakpoints is a valid function.
   const std::vector<std::pair<double, double>> five = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}};
-  // Not starting at 0.
-  expect_rejected<std::invalid_argument>(
-      [&] {
-        tessera::validate_pcfs(raw({1, 2, 5}, five));
-      },
-      {"offsets run from 1 to 5", "expected 0 to 5"});
-  // Last offset short of, or past, the number of breakpoints.
-  expect_rejected<std::invalid_argument>(
-      [&] {
-        tessera::validate_pcfs(raw({0, 2, 4}, five));
-      },
-      {"offsets run from 0 to 4", "expected 0 to 5"});
-  expect_rejected<std::invalid_argument>(
-      [&] {
-        tessera::validate_pcfs(raw({0, 2, 6}, five));
-      },
-      {"offsets run from 0 to 6", "expected 0 to 5"});
-  expect_rejected<std::invalid_argument>([&] { tessera::validate_pcfs(raw({0}, five)); },
-                                         {"offsets run from 0 to 0", "expected 0 to 5"});
-  // Decreasing offsets: function 1 runs from 3 back to 2.
-  expect_rejected<std::invalid_argument>(
-      [&] {
-        tessera::validate_pcfs(raw({0, 3, 2, 5}, five));
-      },
-      {"pcfs function 1", "has no breakpoints"});
-  // Function 0 runs past the last breakpoint (and function 1 backwards).
-  expect_rejected<std::invalid_argument>(
-      [&] {
-        tessera::validate_pcfs(raw({0, 9, 5}, five));
-      },
-      {"pcfs function 0", "ends past the last breakpoint"});
-  // Equal offsets: an empty function, here the first.
-  expect_rejected<std::invalid_argument>(
-      [&] {
-        tessera::validate_pcfs(raw({0, 0, 2, 5}, five));
-      },
-      {"pcfs function 0", "has no breakpoints"});
+  struct Case {
+    std::vector<std::size_t> offsets;
+    std::vector<std::string> message;
+  };
+  const Case cases[] = {
+      {{1, 2, 5}, {"offsets run from 1 to 5", "expected 0 to 5"}},  // not starting at 0
+      {{0, 2, 4}, {"offsets run from 0 to 4", "expected 0 to 5"}},  // short of the breakpoints
+      {{0, 2, 6}, {"offsets run from 0 to 6", "expected 0 to 5"}},  // past them
+      {{0}, {"offsets run from 0 to 0", "expected 0 to 5"}},
+      {{0, 3, 2, 5}, {"pcfs function 1", "has no breakpoints"}},  // decreasing: 3 back to 2
+      {{0, 9, 5}, {"pcfs function 0", "ends past the last breakpoint"}},
+      {{0, 0, 2, 5}, {"pcfs function 0", "has no breakpoints"}},  // equal: an empty function
+  };
+  for (const Case& c : cases) {
+    expect_rejected<std::invalid_argument>([&] { tessera::validate_pcfs(raw(c.offsets, five)); },
+                                           c.message);
+  }
   // The collection itself needs n + 1 >= 1 offsets.
   expect_rejected<std::invalid_argument>(
       [] {

@@ -163,17 +163,13 @@ std::size_t check_bindings(const char* caller, const Bindings<Views...>& bound) 
   return n;
 }
 
-}  // namespace Impl
-
-namespace Impl {
-
 /// The kernels of a run of `seq` over the bound Views (see GroupKernels).
 template <class T, class ExecSpace, class Seq, class... Views>
 auto group_kernels(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound,
                    const Kokkos::Array<T*, sizeof...(Views)>& p, std::size_t n,
-                   const VectorLaunch& shape) {
+                   const VectorLaunch& shape, bool only_limit) {
   return GroupKernels<ExecSpace, T, std::decay_t<decltype(seq.steps)>, sizeof...(Views),
-                      Bindings<Views...>>{space, seq.steps, p, bound, n, shape};
+                      Bindings<Views...>>{space, seq.steps, p, bound, n, shape, only_limit};
 }
 
 /// The largest team size every kernel of plan `cuts` runs with on `space`.
@@ -181,9 +177,9 @@ template <class T, class ExecSpace, class Seq, class... Views>
 int plan_team_size_max(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound,
                        std::size_t n, std::uint32_t cuts) {
   const auto p = std::apply([](const auto&... v) { return bound_pointers<T>(v...); }, bound.views);
-  auto kernels = group_kernels<T>(space, seq, bound, p, n, vector_launch_shape<ExecSpace>(n, 1, 1));
-  LimitTeamSize<decltype(kernels)> limit{kernels};
-  for_each_group(Seq::size, cuts, [&](int a, int b) { visit_group<Seq::size>(a, b, limit); });
+  auto kernels =
+      group_kernels<T>(space, seq, bound, p, n, vector_launch_shape<ExecSpace>(n, 1, 1), true);
+  for_each_group(Seq::size, cuts, [&](int a, int b) { visit_group<Seq::size>(a, b, kernels); });
   return kernels.team_size_max;
 }
 
@@ -193,11 +189,10 @@ template <class T, class ExecSpace, class Seq, class... Views>
 int run_plan(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound, std::size_t n,
              std::uint32_t cuts, const VectorLaunch& shape) {
   const auto p = std::apply([](const auto&... v) { return bound_pointers<T>(v...); }, bound.views);
-  auto kernels = group_kernels<T>(space, seq, bound, p, n, shape);
-  LaunchGroup<decltype(kernels)> launch{kernels};
-  int count = 0;
+  auto kernels = group_kernels<T>(space, seq, bound, p, n, shape, false);
+  int count    = 0;
   for_each_group(Seq::size, cuts, [&](int a, int b) {
-    visit_group<Seq::size>(a, b, launch);
+    visit_group<Seq::size>(a, b, kernels);
     ++count;
   });
   return count;

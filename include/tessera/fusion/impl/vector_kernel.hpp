@@ -182,8 +182,8 @@ void visit_group(int a, int b, Visitor& visitor) {
   }
 }
 
-/// The kernels of the groups of one sequence run: launches them (asynchronous), or finds the
-/// largest team size they can all run with.
+/// The kernels of the groups of one sequence run, a visitor of visit_group: launches each group
+/// visited (asynchronous), or, with only_limit, finds the largest team size they all run with.
 template <class ExecSpace, class T, class L, std::size_t P, class Bound>
 struct GroupKernels {
   const ExecSpace& space;
@@ -192,7 +192,8 @@ struct GroupKernels {
   const Bound& bound;
   std::size_t n;
   VectorLaunch shape;
-  int team_size_max = std::numeric_limits<int>::max();  // over the groups visited by limit()
+  bool only_limit   = false;
+  int team_size_max = std::numeric_limits<int>::max();  // over the groups visited
 
   template <int A, int B>
   using Body = GroupKernel<ExecSpace, T, A, B, P, L>;
@@ -227,23 +228,14 @@ struct GroupKernels {
     }
     team_size_max = limit < team_size_max ? limit : team_size_max;
   }
-};
 
-/// Visitors of visit_group: the two uses of GroupKernels.
-template <class Kernels>
-struct LaunchGroup {
-  Kernels& kernels;
   template <int A, int B>
   void visit() {
-    kernels.template launch<A, B>();
-  }
-};
-template <class Kernels>
-struct LimitTeamSize {
-  Kernels& kernels;
-  template <int A, int B>
-  void visit() {
-    kernels.template limit<A, B>();
+    if (only_limit) {
+      limit<A, B>();
+    } else {
+      launch<A, B>();
+    }
   }
 };
 
