@@ -294,6 +294,9 @@ TEST(FusionPlans, BadArgumentsAreRejectedBeforeAnyKernel) {
   bad.team_size = -1;
   expect_rejected<std::invalid_argument>([&] { fusion::sscal(Host{}, 2.0, b, bad); },
                                          {"options.team_size is -1"});
+  bad.team_size = tessera::Impl::Tuning<Host>::fusion_max_team_size + 1;
+  expect_rejected<std::invalid_argument>([&] { fusion::sscal(Host{}, 2.0, b, bad); },
+                                         {"options.team_size is", "(expected 0 to"});
   bad.team_size  = 0;
   bad.per_thread = -3;
   expect_rejected<std::invalid_argument>([&] { fusion::sscal(Host{}, 2.0, b, bad); },

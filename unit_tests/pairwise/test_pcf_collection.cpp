@@ -567,4 +567,33 @@ TYPED_TEST(PairwiseArguments, NonContiguousFunctionsAreRejectedBeforeAnyWrite) {
       {"tessera::cdist", "Y must be contiguous"});
 }
 
+TYPED_TEST(PairwiseArguments, OutputsSharingMemoryWithAnInputAreRejected) {
+  // out laid over X's breakpoints, X's offsets, the points X, the points Y (each within the
+  // input's allocation, so that a missing check could not write out of bounds).
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using Flat      = Kokkos::View<double*, Kokkos::HostSpace, Unmanaged>;
+  const auto X    = tessera_test::to_collection<double>(tessera_test::random_pcfs(3, 3, 1, 5));
+  const TypeParam space;
+  auto* bp = const_cast<double*>(X.breakpoints().data());
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::pdist(space, tessera::PcfL1{}, X, Flat(bp, 3)); },
+      {"tessera::pdist", "out shares memory with X's breakpoints"});
+  auto* off = reinterpret_cast<double*>(const_cast<std::size_t*>(X.offsets().data()));
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::pdist(space, tessera::PcfL1{}, X, Flat(off, 3)); },
+      {"tessera::pdist", "out shares memory with X's offsets"});
+  Kokkos::View<double*, Kokkos::HostSpace> buffer("buffer", 16);
+  const Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged> x(buffer.data(),
+                                                                                    3, 2),
+      y(buffer.data() + 6, 2, 2), over_y(buffer.data() + 8, 3, 2);
+  expect_rejected<std::invalid_argument>(
+      [&] {
+        tessera::pdist(space, tessera::EuclideanDistance<2>{}, x, Flat(buffer.data() + 2, 3));
+      },
+      {"tessera::pdist", "out shares memory with X"});
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::cdist(space, tessera::EuclideanDistance<2>{}, x, y, over_y); },
+      {"tessera::cdist", "out shares memory with Y"});
+}
+
 }  // namespace
