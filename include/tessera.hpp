@@ -10,6 +10,7 @@
 #include <tessera/cluster/permute_rows.hpp>
 
 #include <tessera/fusion/blas1.hpp>
+#include <tessera/fusion/blas2.hpp>
 #include <tessera/fusion/expression.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/run.hpp>

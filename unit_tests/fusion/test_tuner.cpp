@@ -149,12 +149,18 @@ TEST(FusionTuner, WritesOnlyLinesItReadsBackAndStartsEmptyFiles) {
 
 TEST(FusionTuner, ACandidateWhoseTeamCountOverflowsIsNotAllowed) {
   using Seq = decltype(fusion::sequence(fusion::assign(fusion::Vec<0>{}, 2.0 * fusion::Vec<0>{})));
-  using tessera::fusion::Impl::allowed;
-  EXPECT_TRUE((allowed<Host, Seq>(fusion::Candidate{0, 1, 1}, 1000)));
-  EXPECT_FALSE((allowed<Host, Seq>(fusion::Candidate{0, 1, 1}, std::size_t(1) << 33)));
-  EXPECT_TRUE((allowed<Host, Seq>(fusion::Candidate{0, 1, 16}, std::size_t(1) << 33)));
-  EXPECT_FALSE((allowed<Host, Seq>(fusion::Candidate{0, 0, 16}, 1000)));
-  EXPECT_FALSE((allowed<Host, Seq>(fusion::Candidate{1, 1, 16}, 1000)));  // one step: no cut
+  namespace Impl = tessera::fusion::Impl;
+  const Seq seq{};
+  const auto bound = fusion::bind(HostView("x", 0));
+  auto allowed     = [&](fusion::Candidate c, std::size_t n) {
+    const auto run = Impl::make_run<double>(Host{}, seq, bound, Impl::SequenceExtents{n, n});
+    return Impl::allowed<Host, Seq>(run, c);
+  };
+  EXPECT_TRUE(allowed(fusion::Candidate{0, 1, 1}, 1000));
+  EXPECT_FALSE(allowed(fusion::Candidate{0, 1, 1}, std::size_t(1) << 33));
+  EXPECT_TRUE(allowed(fusion::Candidate{0, 1, 16}, std::size_t(1) << 33));
+  EXPECT_FALSE(allowed(fusion::Candidate{0, 0, 16}, 1000));
+  EXPECT_FALSE(allowed(fusion::Candidate{1, 1, 16}, 1000));  // one step: no cut
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/run.hpp>
 
+#include "every_candidate.hpp"
 #include "execution_spaces.hpp"
 #include "expect_rejected.hpp"
 
@@ -59,33 +60,16 @@ double tolerance() {
   return std::is_same_v<T, float> ? 2e-6 : 1e-15;  // a few roundings of O(1) values
 }
 
-/// Runs call(options) under every candidate the tuner can pick on ExecSpace (every valid plan of
-/// Seq with every launch shape it times) and the model's choice, resetting outputs with reset()
-/// before each; check() checks the results.
-template <class ExecSpace, class Seq, class Call, class Reset, class Check>
-void for_every_plan(const Call& call, const Reset& reset, const Check& check) {
-  using Tuning = tessera::Impl::Tuning<ExecSpace>;
-  std::vector<fusion::FusionOptions> runs(1);
-  for (std::uint32_t cuts : fusion::candidate_plans<Seq>()) {
-    for (int team : Tuning::fusion_tune_team_sizes) {
-      for (int per : Tuning::fusion_tune_per_thread) {
-        fusion::FusionOptions o;
-        o.cuts       = cuts;
-        o.team_size  = team;
-        o.per_thread = per;
-        runs.push_back(o);
-      }
-    }
-  }
-  fusion::FusionOptions small;  // several teams even at small n, and a partial last team
+/// Runs call(options) under every candidate the tuner can pick for seq over the bound Views on
+/// ExecSpace, the model's and the unfused plan, and a shape with several teams even at small n
+/// and a partial last team.
+template <class ExecSpace, class Seq, class Bound, class Call, class Reset, class Check>
+void for_every_plan(const Seq& seq, const Bound& bound, const Call& call, const Reset& reset,
+                    const Check& check) {
+  fusion::FusionOptions small;
   small.per_thread = 3;
-  runs.push_back(small);
-  for (const auto& o : runs) {
-    reset();
-    const fusion::FusionReport r = call(o);
-    if (o.cuts) EXPECT_EQ(r.cuts, *o.cuts);
-    check(r);
-  }
+  tessera_test::for_every_candidate(fusion::tuner_candidates(ExecSpace{}, seq, bound), small, call,
+                                    reset, check);
 }
 
 template <class ExecSpace, class T>
@@ -103,10 +87,8 @@ void check_axpydot() {
       r_ref += z_ref[i] * u.host[i];
       r_abs += std::abs(z_ref[i] * u.host[i]);
     }
-    using Seq = decltype(fusion::sequence(
-        fusion::assign(fusion::Vec<0>{}, fusion::Vec<1>{} - alpha * fusion::Vec<2>{}),
-        fusion::assign(fusion::Scalar<4>{}, dot(fusion::Vec<0>{}, fusion::Vec<3>{}))));
-    for_every_plan<ExecSpace, Seq>(
+    for_every_plan<ExecSpace>(
+        fusion::axpydot_sequence(alpha), fusion::bind(z, w.view, v.view, u.view, r),
         [&](const fusion::FusionOptions& o) {
           return fusion::axpydot(ExecSpace{}, alpha, w.view, v.view, u.view, z, r, o);
         },
@@ -190,10 +172,10 @@ TYPED_TEST(FusionVectors, AReductionsResultIsReadOnlyAfterAKernelBoundary) {
     w_ref[i] = s_ref * x_ref[i] - yv.host[i];
     t_ref += w_ref[i] * yv.host[i];
   }
-  for_every_plan<TypeParam, Seq>(
-      [&](const fusion::FusionOptions& o) {
-        return fusion::run(TypeParam{}, seq, fusion::bind(xv, yv.view, zv.view, wv, sv, tv), o);
-      },
+  const auto bound = fusion::bind(xv, yv.view, zv.view, wv, sv, tv);
+  for_every_plan<TypeParam>(
+      seq, bound,
+      [&](const fusion::FusionOptions& o) { return fusion::run(TypeParam{}, seq, bound, o); },
       [&] {
         Kokkos::deep_copy(xv, 9.0);
         Kokkos::deep_copy(wv, 9.0);
@@ -234,8 +216,8 @@ TEST(FusionPlans, TheModelFusesWhatSavesBytesAndUnfusedRunsEveryStepAlone) {
       fusion::assign(fusion::Vec<0>{}, fusion::Vec<1>{} - 2.0 * fusion::Vec<2>{}),
       fusion::assign(fusion::Scalar<4>{}, dot(fusion::Vec<0>{}, fusion::Vec<3>{}))));
   // Fused: loads w, v, u and stores z (4 n values); unfused: w, v, z, then z, u (5 n values).
-  EXPECT_EQ(*tessera::fusion::Impl::plan_bytes<Seq>(0, 10, 4, 0), 4 * 10 * 4.0);
-  EXPECT_EQ(*tessera::fusion::Impl::plan_bytes<Seq>(1, 10, 4, 0), 5 * 10 * 4.0);
+  EXPECT_EQ(*tessera::fusion::Impl::plan_bytes<Seq>(0, 10, 10, 4, 0), 4 * 10 * 4.0);
+  EXPECT_EQ(*tessera::fusion::Impl::plan_bytes<Seq>(1, 10, 10, 4, 0), 5 * 10 * 4.0);
   EXPECT_EQ(fusion::candidate_plans<Seq>(), (std::vector<std::uint32_t>{0, 1}));
   Kokkos::View<double*, Kokkos::HostSpace> z("z", 100), w("w", 100), v("v", 100), u("u", 100);
   Kokkos::View<double, Kokkos::HostSpace> r("r");

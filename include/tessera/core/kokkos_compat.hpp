@@ -41,6 +41,17 @@
 #define TESSERA_UNROLL(n)
 #define TESSERA_UNROLL_FULL
 #endif
+// TESSERA_INDEPENDENT: the loop's iterations touch disjoint memory (host compilers may then
+// vectorise it though its pointers could alias).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define TESSERA_INDEPENDENT
+#elif defined(__clang__)
+#define TESSERA_INDEPENDENT TESSERA_PRAGMA(clang loop vectorize(assume_safety))
+#elif defined(__GNUC__)
+#define TESSERA_INDEPENDENT TESSERA_PRAGMA(GCC ivdep)
+#else
+#define TESSERA_INDEPENDENT
+#endif
 
 namespace tessera {
 namespace math {

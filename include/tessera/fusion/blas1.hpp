@@ -20,46 +20,67 @@
 namespace tessera {
 namespace fusion {
 
+/// The sequences of the ready functions below, over the bindings named in their comments
+/// (symbol K: the K-th); the ready functions run them, the tests and benchmarks time them.
+/// AXPYDOT over bind(z, w, v, u, r).
+inline auto axpydot_sequence(double alpha) {
+  constexpr Vec<0> z;
+  constexpr Vec<1> w;
+  constexpr Vec<2> v;
+  constexpr Vec<3> u;
+  constexpr Scalar<4> r;
+  return sequence(assign(z, w - alpha * v), assign(r, dot(z, u)));
+}
+
+/// WAXPBY over bind(w, x, y).
+inline auto waxpby_sequence(double alpha, double beta) {
+  constexpr Vec<0> w;
+  constexpr Vec<1> x;
+  constexpr Vec<2> y;
+  return sequence(assign(w, alpha * x + beta * y));
+}
+
+/// VADD over bind(x, w, y, z).
+inline auto vadd_sequence() {
+  constexpr Vec<0> x;
+  constexpr Vec<1> w;
+  constexpr Vec<2> y;
+  constexpr Vec<3> z;
+  return sequence(assign(x, w + y + z));
+}
+
+/// SSCAL over bind(x).
+inline auto sscal_sequence(double alpha) {
+  constexpr Vec<0> x;
+  return sequence(assign(x, alpha * x));
+}
+
 /// AXPYDOT: z_i = w_i - alpha v_i, then r = sum_i z_i u_i.
 template <class ExecSpace, class W, class V, class U, class Z, class R>
 FusionReport axpydot(const ExecSpace& space, double alpha, const W& w, const V& v, const U& u,
                      const Z& z, const R& r, const FusionOptions& options = {}) {
-  constexpr Vec<0> z_;
-  constexpr Vec<1> w_;
-  constexpr Vec<2> v_;
-  constexpr Vec<3> u_;
-  constexpr Scalar<4> r_;
-  return run(space, sequence(assign(z_, w_ - alpha * v_), assign(r_, dot(z_, u_))),
-             bind(z, w, v, u, r), options);
+  return run(space, axpydot_sequence(alpha), bind(z, w, v, u, r), options);
 }
 
 /// WAXPBY: w_i = alpha x_i + beta y_i.
 template <class ExecSpace, class X, class Y, class W>
 FusionReport waxpby(const ExecSpace& space, double alpha, const X& x, double beta, const Y& y,
                     const W& w, const FusionOptions& options = {}) {
-  constexpr Vec<0> w_;
-  constexpr Vec<1> x_;
-  constexpr Vec<2> y_;
-  return run(space, sequence(assign(w_, alpha * x_ + beta * y_)), bind(w, x, y), options);
+  return run(space, waxpby_sequence(alpha, beta), bind(w, x, y), options);
 }
 
 /// VADD: x_i = w_i + y_i + z_i.
 template <class ExecSpace, class W, class Y, class Z, class X>
 FusionReport vadd(const ExecSpace& space, const W& w, const Y& y, const Z& z, const X& x,
                   const FusionOptions& options = {}) {
-  constexpr Vec<0> x_;
-  constexpr Vec<1> w_;
-  constexpr Vec<2> y_;
-  constexpr Vec<3> z_;
-  return run(space, sequence(assign(x_, w_ + y_ + z_)), bind(x, w, y, z), options);
+  return run(space, vadd_sequence(), bind(x, w, y, z), options);
 }
 
 /// SSCAL: x_i = alpha x_i (in place).
 template <class ExecSpace, class X>
 FusionReport sscal(const ExecSpace& space, double alpha, const X& x,
                    const FusionOptions& options = {}) {
-  constexpr Vec<0> x_;
-  return run(space, sequence(assign(x_, alpha * x_)), bind(x), options);
+  return run(space, sscal_sequence(alpha), bind(x), options);
 }
 
 }  // namespace fusion

@@ -11,6 +11,21 @@
 // Inside a group, a vector that an earlier step of the group wrote is read from registers; every
 // other vector the group reads is loaded once, every vector it writes stored once. The model
 // counts those bytes plus Tuning::fusion_launch_bytes per kernel.
+//
+// Matrix sequences run in teams that own whole lines of the matrix (rows of a LayoutRight
+// matrix, columns of a LayoutLeft one: the owned axis; their threads sweep the other, contiguous
+// axis). A nested map-reduce along the swept axis (row_sum when rows are owned) is complete
+// inside the team: later steps of the group read its result at the owned index (the team
+// sweeps its lines again, the matrix then coming from cache: ATAX reads A once from memory). One
+// along the owned axis (col_sum when rows are owned) is partial: each team sums its lines into
+// scratch, and a second launch adds the teams' partial sums and evaluates the step's outer
+// expression. A matrix group is valid unless
+//   - a step reads or writes the target of an earlier partial step of the group (it is written
+//     only after the kernel);
+//   - a step reads at the swept index a vector that a complete step of the group writes (other
+//     teams write it meanwhile);
+//   - a partial step's outer expression (evaluated after the kernel) reads a vector that a later
+//     step of the group writes.
 #pragma once
 
 #include <tessera/fusion/step.hpp>
@@ -18,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 namespace tessera {
@@ -29,6 +45,18 @@ template <class Seq>
 struct SequenceTraits;
 template <class... S>
 struct SequenceTraits<Sequence<S...>> {
+  static constexpr StepKind kinds[]                  = {StepTraits<S>::kind...};
+  static constexpr std::uint64_t reads_row_vectors[] = {StepTraits<S>::reads_row_vectors...};
+  static constexpr std::uint64_t reads_col_vectors[] = {StepTraits<S>::reads_col_vectors...};
+  static constexpr std::uint64_t outer_vectors[]     = {StepTraits<S>::outer_vectors...};
+  static constexpr std::uint64_t reads_matrices[]    = {StepTraits<S>::reads_matrices...};
+  static constexpr std::uint64_t writes_matrices[]   = {StepTraits<S>::writes_matrices...};
+  static constexpr std::uint64_t row_vectors =
+      ((StepTraits<S>::reads_row_vectors | StepTraits<S>::writes_row_vectors) | ...);
+  static constexpr std::uint64_t col_vectors =
+      ((StepTraits<S>::reads_col_vectors | StepTraits<S>::writes_col_vectors) | ...);
+  static constexpr std::uint64_t matrices =
+      ((StepTraits<S>::reads_matrices | StepTraits<S>::writes_matrices) | ...);
   static constexpr std::uint64_t reads_vectors[]  = {StepTraits<S>::reads_vectors...};
   static constexpr std::uint64_t reads_scalars[]  = {StepTraits<S>::reads_scalars...};
   static constexpr std::uint64_t writes_vectors[] = {StepTraits<S>::writes_vectors...};
@@ -38,7 +66,9 @@ struct SequenceTraits<Sequence<S...>> {
   static constexpr std::uint64_t scalars =
       ((StepTraits<S>::reads_scalars | StepTraits<S>::writes_scalars) | ...);
   static constexpr std::uint64_t written =
-      ((StepTraits<S>::writes_vectors | StepTraits<S>::writes_scalars) | ...);
+      ((StepTraits<S>::writes_vectors | StepTraits<S>::writes_scalars |
+        StepTraits<S>::writes_matrices) |
+       ...);
 };
 
 constexpr int popcount(std::uint64_t m) {
@@ -46,6 +76,76 @@ constexpr int popcount(std::uint64_t m) {
   for (; m; m &= m - 1)
     ++c;
   return c;
+}
+
+/// Whether step s of a matrix sequence is complete in a team (a nested sum along the swept
+/// axis) or partial (along the owned axis), when the teams own rows (RowsOwned) or columns.
+template <class Seq, bool RowsOwned>
+constexpr bool complete_step(int s) {
+  return SequenceTraits<Seq>::kinds[s] == (RowsOwned ? StepKind::row_sum : StepKind::col_sum);
+}
+template <class Seq, bool RowsOwned>
+constexpr bool partial_step(int s) {
+  return SequenceTraits<Seq>::kinds[s] == (RowsOwned ? StepKind::col_sum : StepKind::row_sum);
+}
+
+/// The vectors step s of a matrix sequence reads at the owned and at the swept index.
+template <class Seq, bool RowsOwned>
+constexpr std::uint64_t owned_reads(int s) {
+  using Tr = SequenceTraits<Seq>;
+  return RowsOwned ? Tr::reads_row_vectors[s] : Tr::reads_col_vectors[s];
+}
+template <class Seq, bool RowsOwned>
+constexpr std::uint64_t swept_reads(int s) {
+  using Tr = SequenceTraits<Seq>;
+  return RowsOwned ? Tr::reads_col_vectors[s] : Tr::reads_row_vectors[s];
+}
+
+/// Steps [a, b) of a matrix sequence as one kernel: whether that is valid (see the file
+/// comment), the matrices it loads and stores, the vectors it loads and stores at rows and at
+/// columns, and its partial steps.
+struct MatrixGroup {
+  bool valid;
+  std::uint64_t matrix_loads, matrix_stores, row_loads, col_loads, row_stores, col_stores;
+  int partial_steps;
+  int rereads;  // matrix reads in sweeps after the first (a team sweeps its lines again)
+};
+template <class Seq, bool RowsOwned>
+constexpr MatrixGroup matrix_group(int a, int b) {
+  using Tr            = SequenceTraits<Seq>;
+  MatrixGroup g       = {true, 0, 0, 0, 0, 0, 0, 0, 0};
+  std::uint64_t whole = 0;  // targets of the group's complete steps
+  for (int s = a; s < b; ++s)
+    if (complete_step<Seq, RowsOwned>(s)) whole |= Tr::writes_vectors[s];
+  std::uint64_t partial = 0, vec_written = 0, pending = 0;
+  bool later_sweep = false;
+  for (int s = a; s < b; ++s) {
+    // A new sweep starts at a step that reads a complete step's result of the current sweep.
+    if (owned_reads<Seq, RowsOwned>(s) & pending) {
+      later_sweep = true;
+      pending     = 0;
+    }
+    if (complete_step<Seq, RowsOwned>(s)) pending |= Tr::writes_vectors[s];
+    if (later_sweep) g.rereads += popcount(Tr::reads_matrices[s]);
+    const std::uint64_t touched = Tr::reads_vectors[s] | Tr::writes_vectors[s];
+    if (touched & partial) g.valid = false;
+    if (swept_reads<Seq, RowsOwned>(s) & whole) g.valid = false;
+    if (partial_step<Seq, RowsOwned>(s)) {
+      std::uint64_t later = 0;
+      for (int t = s + 1; t < b; ++t)
+        later |= Tr::writes_vectors[t];
+      if (Tr::outer_vectors[s] & later) g.valid = false;
+      partial |= Tr::writes_vectors[s];
+      ++g.partial_steps;
+    }
+    g.matrix_loads |= Tr::reads_matrices[s] & ~g.matrix_stores;
+    g.matrix_stores |= Tr::writes_matrices[s];
+    g.row_loads |= Tr::reads_row_vectors[s] & ~vec_written;
+    g.col_loads |= Tr::reads_col_vectors[s] & ~vec_written;
+    vec_written |= Tr::writes_vectors[s];
+    (Tr::kinds[s] == StepKind::row_sum ? g.row_stores : g.col_stores) |= Tr::writes_vectors[s];
+  }
+  return g;
 }
 
 /// Steps [a, b) as one kernel: whether that is valid, the vectors it loads and stores.
@@ -92,32 +192,53 @@ constexpr std::uint32_t unfused_cuts() {
   return Seq::size > 1 ? (std::uint32_t(1) << (Seq::size - 1)) - 1 : std::uint32_t(0);
 }
 
-/// The bytes the plan `cuts` moves over n elements of scalar_bytes each, plus launch_bytes per
-/// kernel; nothing when one of its groups is invalid.
-template <class Seq>
-std::optional<double> plan_bytes(std::uint32_t cuts, std::size_t n, std::size_t scalar_bytes,
-                                 double launch_bytes) {
-  bool valid   = true;
-  double bytes = 0;
+/// The bytes the plan `cuts` moves, plus launch_bytes per kernel, over vectors of n elements of
+/// scalar_bytes each (a vector sequence) or over an m x n matrix (a matrix sequence whose teams
+/// own rows, RowsOwned, or columns; a matrix read again in a later sweep counts reread_share of
+/// its bytes); nothing when one of its groups is invalid.
+template <class Seq, bool RowsOwned = true>
+std::optional<double> plan_bytes(std::uint32_t cuts, std::size_t m, std::size_t n,
+                                 std::size_t scalar_bytes, double launch_bytes,
+                                 double reread_share = 0) {
+  bool valid      = true;
+  double bytes    = 0;
+  const double sb = double(scalar_bytes);
   for_each_group(Seq::size, cuts, [&](int a, int b) {
-    const Group g = group<Seq>(a, b);
-    valid         = valid && g.valid;
-    bytes +=
-        double(n) * double(scalar_bytes) * (popcount(g.loads) + popcount(g.stores)) + launch_bytes;
+    if constexpr (Seq::matrix) {
+      const MatrixGroup g = matrix_group<Seq, RowsOwned>(a, b);
+      valid               = valid && g.valid;
+      bytes += sb * (double(m) * double(n) *
+                         (popcount(g.matrix_loads | g.matrix_stores) + reread_share * g.rereads) +
+                     double(m) * (popcount(g.row_loads) + popcount(g.row_stores)) +
+                     double(n) * (popcount(g.col_loads) + popcount(g.col_stores))) +
+               launch_bytes * (g.partial_steps > 0 ? 2 : 1);
+    } else {
+      const Group g = group<Seq>(a, b);
+      valid         = valid && g.valid;
+      bytes += double(m) * sb * (popcount(g.loads) + popcount(g.stores)) + launch_bytes;
+    }
   });
   if (!valid) return std::nullopt;
   return bytes;
 }
 
+/// Whether every group of the plan `cuts` is valid.
+template <class Seq, bool RowsOwned = true>
+bool plan_valid(std::uint32_t cuts) {
+  return plan_bytes<Seq, RowsOwned>(cuts, 1, 1, 1, 0).has_value();
+}
+
 }  // namespace Impl
 
 /// The valid plans of a sequence type (their cuts), in increasing order of the cuts (the fully
-/// fused plan, if valid, first; the unfused plan, always valid, last).
-template <class Seq>
+/// fused plan, if valid, first; the unfused plan, always valid, last). Layout: that of a matrix
+/// sequence's matrices (which axis the teams own).
+template <class Seq, class Layout = Kokkos::LayoutRight>
 std::vector<std::uint32_t> candidate_plans() {
   std::vector<std::uint32_t> plans;
+  constexpr bool rows_owned = !std::is_same_v<Layout, Kokkos::LayoutLeft>;
   for (std::uint32_t cuts = 0; cuts <= Impl::unfused_cuts<Seq>(); ++cuts) {
-    if (Impl::plan_bytes<Seq>(cuts, 1, 1, 0)) plans.push_back(cuts);
+    if (Impl::plan_valid<Seq, rows_owned>(cuts)) plans.push_back(cuts);
   }
   return plans;
 }

@@ -6,12 +6,15 @@
 //                               fusion::assign(r, dot(z, u)));       // reduce: r = sum z_i u_i
 //   fusion::run(space, seq, fusion::bind(z_view, w_view, v_view, u_view, r_view));
 //
-// The plan (plan.hpp) is the one the model prefers, the unfused one, or one given by its cuts.
+// The plan (plan.hpp) is the one the model prefers, the unfused one, one given by its cuts, or
+// the tuner's pick. Vector sequences run in impl/vector_kernel.hpp's kernels, matrix sequences
+// in impl/matrix_kernel.hpp's.
 #pragma once
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/memory_overlap.hpp>
 #include <tessera/core/tiling.hpp>
+#include <tessera/fusion/impl/matrix_kernel.hpp>
 #include <tessera/fusion/impl/vector_kernel.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
@@ -32,11 +35,13 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace tessera {
 namespace fusion {
 
-/// The Views a sequence runs on: symbol K is the K-th View (Vec: rank 1, Scalar: rank 0).
+/// The Views a sequence runs on: symbol K is the K-th View (Vec: rank 1, Scalar: rank 0, Mat:
+/// rank 2).
 template <class... Views>
 struct Bindings {
   std::tuple<Views...> views;
@@ -60,11 +65,12 @@ struct FusionOptions {
   PlanChoice choice = PlanChoice::model;
   /// A plan given by its cuts (bit s: a kernel boundary after step s); overrides choice.
   std::optional<std::uint32_t> cuts;
-  /// Threads per team and elements per thread; 0: Tuning<ExecSpace>'s.
+  /// Threads per team, and elements per thread (vector sequences) or matrix lines a team takes
+  /// at a time (matrix sequences: 1, 4, 16 or 32); 0: Tuning<ExecSpace>'s.
   int team_size  = 0;
   int per_thread = 0;
   /// When set (and no cuts are given): the plan and launch shape the tuner found fastest for
-  /// this sequence, value type, length and device, timing the candidates on the first call
+  /// this sequence, value type, extents and device, timing the candidates on the first call
   /// (tuner.hpp; that call waits on the host). The options' own shape is then ignored.
   Tuner* tuner = nullptr;
 };
@@ -100,19 +106,49 @@ Kokkos::Array<T*, sizeof...(Views)> bound_pointers(const Views&... views) {
   return {const_cast<T*>(views.data())...};
 }
 
-/// Checks a sequence's bindings (before any kernel) and returns its length n.
+/// The extents a sequence runs over: its matrices' rows and columns (a vector sequence: its
+/// length in both).
+struct SequenceExtents {
+  std::size_t rows = 0, cols = 0;
+};
+
+/// The layout of the first View among Views (the K-th and later) whose symbol is in Mats
+/// (LayoutRight if none is).
+template <std::uint64_t Mats, int K, class... Views>
+struct FirstMatrixLayout {
+  using type = Kokkos::LayoutRight;
+};
+template <std::uint64_t Mats, int K, class V, class... Views>
+struct FirstMatrixLayout<Mats, K, V, Views...> {
+  using type = std::conditional_t<((Mats >> K) & 1u) != 0, typename V::array_layout,
+                                  typename FirstMatrixLayout<Mats, K + 1, Views...>::type>;
+};
+
+/// The layout of a matrix sequence's matrices (that of the first one bound).
+template <class Seq, class... Views>
+struct MatrixLayoutOf {
+  using type = typename FirstMatrixLayout<SequenceTraits<Seq>::matrices, 0, Views...>::type;
+  static_assert(std::is_same_v<type, Kokkos::LayoutRight> ||
+                    std::is_same_v<type, Kokkos::LayoutLeft>,
+                "tessera::fusion: matrices are LayoutRight or LayoutLeft Views");
+};
+
+/// Checks a sequence's bindings (before any kernel) and returns its extents.
 template <class ExecSpace, class Seq, class... Views>
-std::size_t check_bindings(const char* caller, const Bindings<Views...>& bound) {
-  using Tr              = SequenceTraits<Seq>;
-  constexpr int n_bound = int(sizeof...(Views));
-  static_assert(((Tr::vectors | Tr::scalars) >> n_bound) == 0,
+SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bound) {
+  using Tr                        = SequenceTraits<Seq>;
+  constexpr int n_bound           = int(sizeof...(Views));
+  constexpr std::uint64_t symbols = Tr::vectors | Tr::scalars | Tr::matrices;
+  static_assert((symbols >> n_bound) == 0,
                 "tessera::fusion: a symbol's number is not below the number of bound Views");
-  static_assert((Tr::vectors & Tr::scalars) == 0,
-                "tessera::fusion: a symbol is used both as Vec and as Scalar");
-  std::size_t n = 0;
-  bool have_n   = false;
+  static_assert(
+      popcount(Tr::vectors) + popcount(Tr::scalars) + popcount(Tr::matrices) == popcount(symbols),
+      "tessera::fusion: a symbol is used as two of Vec, Scalar and Mat");
+  SequenceExtents ext;
+  bool have_vector = false, have_matrix = false;
   MemoryRange ranges[sizeof...(Views)];
-  auto check = [&](auto index, const auto& view) {
+  // First the matrices (their extents fix the vectors' lengths), then the rest.
+  auto check = [&](auto index, const auto& view, auto matrices_pass) {
     constexpr int K  = decltype(index)::value;
     using View       = std::decay_t<decltype(view)>;
     constexpr auto b = std::uint64_t(1) << K;
@@ -122,105 +158,254 @@ std::size_t check_bindings(const char* caller, const Bindings<Views...>& bound) 
                   "tessera::fusion: a Vec symbol is bound to a rank-1 View");
     static_assert((Tr::scalars & b) == 0 || View::rank == 0,
                   "tessera::fusion: a Scalar symbol is bound to a rank-0 View");
+    static_assert((Tr::matrices & b) == 0 || View::rank == 2,
+                  "tessera::fusion: a Mat symbol is bound to a rank-2 View");
     static_assert((Tr::written & b) == 0 || !std::is_const_v<typename View::value_type>,
                   "tessera::fusion: a symbol the sequence writes is bound to a const View");
-    if constexpr ((Tr::vectors & b) != 0) {
-      const std::string name = concat("vector ", K);
-      if (!have_n) {
-        n      = view.extent(0);
-        have_n = true;
+    if constexpr (decltype(matrices_pass)::value) {
+      if constexpr ((Tr::matrices & b) != 0) {
+        static_assert(std::is_same_v<typename View::array_layout,
+                                     typename MatrixLayoutOf<Seq, Views...>::type>,
+                      "tessera::fusion: every matrix of a sequence is LayoutRight, or every one "
+                      "LayoutLeft");
+        const std::string name = concat("matrix ", K);
+        if (!have_matrix) {
+          ext         = {view.extent(0), view.extent(1)};
+          have_matrix = true;
+        }
+        require_equal(caller, name, "extent 0", view.extent(0), ext.rows);
+        require_equal(caller, name, "extent 1", view.extent(1), ext.cols);
+        require(view.size() == 0 || view.span_is_contiguous(), caller, name + " is not contiguous");
       }
-      require_equal(caller, name, "extent", view.extent(0), n);
-      require(view.extent(0) == 0 || view.span_is_contiguous(), caller,
-              name + " is not contiguous");
-    }
-    if constexpr (((Tr::vectors | Tr::scalars) & b) != 0) {
-      require(view.data() != nullptr || view.size() == 0, caller,
-              concat("symbol ", K, " is bound to an unallocated View"));
-      ranges[K] = memory_range(view);
+    } else {
+      if constexpr ((Tr::vectors & b) != 0) {
+        const std::string name = concat("vector ", K);
+        if constexpr (Seq::matrix) {
+          if ((Tr::row_vectors & b) != 0)
+            require_equal(caller, name, "extent (the matrices' rows)", view.extent(0), ext.rows);
+          if ((Tr::col_vectors & b) != 0)
+            require_equal(caller, name, "extent (the matrices' columns)", view.extent(0), ext.cols);
+        } else {
+          if (!have_vector) {
+            ext         = {view.extent(0), view.extent(0)};
+            have_vector = true;
+          }
+          require_equal(caller, name, "extent", view.extent(0), ext.rows);
+        }
+        require(view.extent(0) == 0 || view.span_is_contiguous(), caller,
+                name + " is not contiguous");
+      }
+      if constexpr ((symbols & b) != 0) {
+        require(view.data() != nullptr || view.size() == 0, caller,
+                concat("symbol ", K, " is bound to an unallocated View"));
+        ranges[K] = memory_range(view);
+      }
     }
   };
-  for_each_indexed(check, bound.views, std::index_sequence_for<Views...>{});
-  // A written symbol shares memory with another only as the very same vector that the
-  // sequence only reads (an in-place update, as z = w - alpha v with z and w one View): a
-  // partial overlap would read elements that another element's step already wrote, and two
+  for_each_indexed([&](auto k, const auto& v) { check(k, v, std::true_type{}); }, bound.views,
+                   std::index_sequence_for<Views...>{});
+  for_each_indexed([&](auto k, const auto& v) { check(k, v, std::false_type{}); }, bound.views,
+                   std::index_sequence_for<Views...>{});
+  // A written symbol shares memory with another only as the very same vector of a vector
+  // sequence, read only, and by no step after the first that writes the other (an in-place
+  // update, as z = w - alpha v with z and w one View): a partial overlap would read elements
+  // that another element's step already wrote, a later read would see the new values, and two
   // written symbols on one View would leave the value one of them keeps in registers stale.
+  // Matrix sequences read vectors at other indices than they write them: no sharing at all.
   if constexpr (n_bound > 1) {
+    int first_write[n_bound], last_read[n_bound];
+    for (int k = 0; k < n_bound; ++k) {
+      first_write[k] = Seq::size;
+      last_read[k]   = -1;
+    }
+    for (int s = Seq::size - 1; s >= 0; --s) {
+      const std::uint64_t w =
+          Tr::writes_vectors[s] | Tr::writes_scalars[s] | Tr::writes_matrices[s];
+      const std::uint64_t r = Tr::reads_vectors[s] | Tr::reads_scalars[s] | Tr::reads_matrices[s];
+      for (int k = 0; k < n_bound; ++k) {
+        if ((w >> k) & 1u) first_write[k] = s;
+        if (((r >> k) & 1u) && last_read[k] < s) last_read[k] = s;
+      }
+    }
     for (int k = 0; k < n_bound; ++k) {
       if (!((Tr::written >> k) & 1u)) continue;
       for (int j = 0; j < n_bound; ++j) {
         if (j == k || !ranges[k].overlaps(ranges[j])) continue;
         const bool same_range =
             ranges[k].begin == ranges[j].begin && ranges[k].end == ranges[j].end;
-        const bool vectors   = ((Tr::vectors >> k) & 1u) && ((Tr::vectors >> j) & 1u);
+        const bool vectors = !Seq::matrix && ((Tr::vectors >> k) & 1u) && ((Tr::vectors >> j) & 1u);
         const bool read_only = !((Tr::written >> j) & 1u);
-        require(same_range && vectors && read_only, caller,
+        require(same_range && vectors && read_only && last_read[j] <= first_write[k], caller,
                 concat("symbol ", k, " (written) shares memory with symbol ", j,
-                       ", which is not the same vector, only read"));
+                       Seq::matrix ? " (a matrix sequence's symbols may not share memory)"
+                                   : ", which is not the same vector, only read up to the "
+                                     "first step writing it"));
       }
     }
   }
-  return n;
+  return ext;
 }
 
-/// The kernels of a run of `seq` over the bound Views (see GroupKernels).
-template <class T, class ExecSpace, class Seq, class... Views>
-auto group_kernels(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound,
-                   const Kokkos::Array<T*, sizeof...(Views)>& p, std::size_t n,
-                   const VectorLaunch& shape, bool only_limit) {
-  return GroupKernels<ExecSpace, T, std::decay_t<decltype(seq.steps)>, sizeof...(Views),
-                      Bindings<Views...>>{space, seq.steps, p, bound, n, shape, only_limit};
-}
+/// What the vector and matrix runs share: the team-size limit of a plan and its launch, through
+/// the run's kernels (Run::kernels, a visitor of visit_group) and Run::launches.
+template <class Run, class Seq>
+struct PlanLauncher {
+  /// The largest team size the kernels of plan `cuts` run with (per: the shape's second
+  /// parameter, which the kernels' registers depend on).
+  int team_size_max(std::uint32_t cuts, int per) const {
+    const Run& run = static_cast<const Run&>(*this);
+    auto k         = run.kernels(run.shape(1, per), true);
+    for_each_group(Seq::size, cuts, [&](int a, int b) { visit_group<Seq::size>(a, b, k); });
+    return k.team_size_max;
+  }
+  /// Launches the groups of plan `cuts` with shape s; returns the number of kernels.
+  int launch(std::uint32_t cuts, const LaunchShape& s) const {
+    const Run& run = static_cast<const Run&>(*this);
+    auto k         = run.kernels(s, false);
+    int count      = 0;
+    for_each_group(Seq::size, cuts, [&](int a, int b) {
+      visit_group<Seq::size>(a, b, k);
+      count += Run::launches(a, b);
+    });
+    return count;
+  }
+};
 
-/// The largest team size every kernel of plan `cuts` runs with on `space`.
+/// A vector sequence run over the bound Views: its plans, launch shapes and kernels.
+template <class ExecSpace, class T, class Seq, class Bound>
+struct VectorRun : PlanLauncher<VectorRun<ExecSpace, T, Seq, Bound>, Seq> {
+  static constexpr std::size_t N = std::tuple_size_v<decltype(Bound::views)>;
+  const ExecSpace& space;
+  const Seq& seq;
+  const Bound& bound;
+  Kokkos::Array<T*, N> p;
+  std::size_t n;
+
+  bool valid(std::uint32_t cuts) const { return plan_valid<Seq>(cuts); }
+  double bytes(std::uint32_t cuts, double launch) const {
+    return *plan_bytes<Seq>(cuts, n, n, sizeof(T), launch);
+  }
+  static const char* shape_rule() { return "elements per thread >= 0"; }
+  static bool per_thread_ok(int per) { return per >= 0; }
+  LaunchShape shape(int team, int per) const {
+    return vector_launch_shape<ExecSpace>(n, team, per);
+  }
+  std::string key() const { return concat("n=", n); }
+  static const auto& tune_team_sizes() { return Tuning<ExecSpace>::fusion_tune_team_sizes; }
+  static const auto& tune_per_thread() { return Tuning<ExecSpace>::fusion_tune_per_thread; }
+
+  auto kernels(const LaunchShape& shape, bool only_limit) const {
+    using L = std::decay_t<decltype(seq.steps)>;
+    return GroupKernels<ExecSpace, T, L, N, Bound>{space, seq.steps, p,         bound,
+                                                   n,     shape,     only_limit};
+  }
+  /// Kernels launched for group [a, b).
+  static int launches(int, int) { return 1; }
+};
+
+/// A matrix sequence run over the bound Views, its teams owning rows (RowsOwned) or columns.
+template <class ExecSpace, class T, class Seq, class Bound, bool RowsOwned>
+struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, Seq> {
+  static constexpr std::size_t N = std::tuple_size_v<decltype(Bound::views)>;
+  const ExecSpace& space;
+  const Seq& seq;
+  const Bound& bound;
+  Kokkos::Array<T*, N> p;
+  SequenceExtents ext;
+
+  bool valid(std::uint32_t cuts) const { return plan_valid<Seq, RowsOwned>(cuts); }
+  double bytes(std::uint32_t cuts, double launch) const {
+    return *plan_bytes<Seq, RowsOwned>(cuts, ext.rows, ext.cols, sizeof(T), launch,
+                                       Tuning<ExecSpace>::fusion_reread_share);
+  }
+  static const char* shape_rule() { return "matrix lines per team iteration 0, 1, 4, 16 or 32"; }
+  static bool per_thread_ok(int per) { return per == 0 || matrix_rows_supported(per); }
+  MatrixExtents extents() const {
+    return RowsOwned ? MatrixExtents{ext.rows, ext.cols} : MatrixExtents{ext.cols, ext.rows};
+  }
+  LaunchShape shape(int team, int per) const {
+    LaunchShape s;
+    s.team_size  = team > 0 ? team : Tuning<ExecSpace>::fusion_matrix_team_size;
+    s.per_thread = per > 0 ? per : Tuning<ExecSpace>::fusion_matrix_rows;
+    s.league     = (extents().owned + std::size_t(s.per_thread) - 1) / std::size_t(s.per_thread);
+    return s;
+  }
+  std::string key() const {
+    return concat("m=", ext.rows, ",n=", ext.cols, RowsOwned ? ",right" : ",left");
+  }
+  static const auto& tune_team_sizes() { return Tuning<ExecSpace>::fusion_tune_matrix_team_sizes; }
+  static const auto& tune_per_thread() { return Tuning<ExecSpace>::fusion_tune_matrix_rows; }
+
+  auto kernels(const LaunchShape& shape, bool only_limit) const {
+    return MatrixGroupKernels<ExecSpace, T, Seq, N, RowsOwned>{space,     seq,   p,
+                                                               extents(), shape, only_limit};
+  }
+  /// Kernels launched for group [a, b): the partial sums take a second one.
+  static int launches(int a, int b) {
+    return matrix_group<Seq, RowsOwned>(a, b).partial_steps > 0 ? 2 : 1;
+  }
+};
+
+/// The run of `seq` over the bound Views with extents ext.
 template <class T, class ExecSpace, class Seq, class... Views>
-int plan_team_size_max(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound,
-                       std::size_t n, std::uint32_t cuts) {
+auto make_run(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound,
+              const SequenceExtents& ext) {
   const auto p = std::apply([](const auto&... v) { return bound_pointers<T>(v...); }, bound.views);
-  auto kernels =
-      group_kernels<T>(space, seq, bound, p, n, vector_launch_shape<ExecSpace>(n, 1, 1), true);
-  for_each_group(Seq::size, cuts, [&](int a, int b) { visit_group<Seq::size>(a, b, kernels); });
-  return kernels.team_size_max;
+  if constexpr (Seq::matrix) {
+    constexpr bool rows_owned =
+        !std::is_same_v<typename MatrixLayoutOf<Seq, Views...>::type, Kokkos::LayoutLeft>;
+    return MatrixRun<ExecSpace, T, Seq, Bindings<Views...>, rows_owned>{{},    space, seq,
+                                                                        bound, p,     ext};
+  } else {
+    return VectorRun<ExecSpace, T, Seq, Bindings<Views...>>{{}, space, seq, bound, p, ext.rows};
+  }
 }
 
-/// Launches the groups of plan `cuts` (checked) over n elements with launch shape `shape`;
-/// returns the number of kernels.
-template <class T, class ExecSpace, class Seq, class... Views>
-int run_plan(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound, std::size_t n,
-             std::uint32_t cuts, const VectorLaunch& shape) {
-  const auto p = std::apply([](const auto&... v) { return bound_pointers<T>(v...); }, bound.views);
-  auto kernels = group_kernels<T>(space, seq, bound, p, n, shape, false);
-  int count    = 0;
-  for_each_group(Seq::size, cuts, [&](int a, int b) {
-    visit_group<Seq::size>(a, b, kernels);
-    ++count;
-  });
-  return count;
-}
-
-/// Whether a candidate is one the sequence allows on ExecSpace over n elements.
-template <class ExecSpace, class Seq>
-bool allowed(const Candidate& c, std::size_t n) {
-  return (c.cuts & ~unfused_cuts<Seq>()) == 0 && plan_bytes<Seq>(c.cuts, 1, 1, 0) &&
-         c.team_size >= 1 && c.team_size <= Tuning<ExecSpace>::fusion_max_team_size &&
-         c.per_thread >= 1 &&
-         vector_launch_shape<ExecSpace>(n, c.team_size, c.per_thread).league <=
+/// Whether a candidate is one the run allows: a valid plan, a team size within the backend's
+/// limit and a launch shape whose teams fit in an int.
+template <class ExecSpace, class Seq, class Run>
+bool allowed(const Run& run, const Candidate& c) {
+  return (c.cuts & ~unfused_cuts<Seq>()) == 0 && run.valid(c.cuts) && c.team_size >= 1 &&
+         c.team_size <= Tuning<ExecSpace>::fusion_max_team_size && c.per_thread >= 1 &&
+         run.per_thread_ok(c.per_thread) &&
+         run.shape(c.team_size, c.per_thread).league <=
              std::size_t(std::numeric_limits<int>::max());
 }
 
-/// The tuner's key of a sequence run: the sequence's type, value type, length, device and
+/// The tuner's key of a sequence run: the sequence's type, value type, extents, device and
 /// Tessera version.
-template <class T, class ExecSpace, class Seq>
-std::string tuning_key(const ExecSpace& space, std::size_t n) {
-  return concat(typeid(Seq).name(), "|", typeid(T).name(), "|n=", n, "|", ExecSpace::name(), ":",
-                space.concurrency(), "|tessera ", tessera::version());
+template <class T, class ExecSpace, class Seq, class Run>
+std::string tuning_key(const ExecSpace& space, const Run& run) {
+  return concat(typeid(Seq).name(), "|", typeid(T).name(), "|", run.key(), "|", ExecSpace::name(),
+                ":", space.concurrency(), "|tessera ", tessera::version());
+}
+
+/// The candidates the tuner times for a run: every valid plan with every launch shape of the
+/// backend's tuning lists that the plan's kernels run with and whose teams fit in an int.
+template <class ExecSpace, class Seq, class Run>
+std::vector<Candidate> candidates(const Run& run) {
+  std::vector<Candidate> list;
+  for (std::uint32_t cuts = 0; cuts <= unfused_cuts<Seq>(); ++cuts) {
+    if (!run.valid(cuts)) continue;
+    for (int per : run.tune_per_thread()) {
+      const int team_max = run.team_size_max(cuts, per);
+      for (int team : run.tune_team_sizes()) {
+        if (team <= team_max &&
+            run.shape(team, per).league <= std::size_t(std::numeric_limits<int>::max())) {
+          list.push_back(Candidate{cuts, team, per});
+        }
+      }
+    }
+  }
+  return list;
 }
 
 /// Times every candidate (valid plan x the backend's launch shapes) on scratch copies of the
 /// bound Views and returns the fastest with its time (median of 3 runs after a warm-up).
 template <class T, class ExecSpace, class Seq, class... Views>
 std::pair<Candidate, double> time_candidates(const ExecSpace& space, const Seq& seq,
-                                             const Bindings<Views...>& bound, std::size_t n) {
+                                             const Bindings<Views...>& bound,
+                                             const SequenceExtents& ext) {
   const auto scratch = std::apply(
       [&](const auto&... v) {
         return bind(
@@ -233,41 +418,38 @@ std::pair<Candidate, double> time_candidates(const ExecSpace& space, const Seq& 
                    bound.views);
       },
       scratch.views);
+  const auto run = make_run<T>(space, seq, scratch, ext);
   std::pair<Candidate, double> best{{}, std::numeric_limits<double>::infinity()};
-  for (std::uint32_t cuts : candidate_plans<Seq>()) {
-    const int team_max = plan_team_size_max<T>(space, seq, bound, n, cuts);
-    for (int team : Tuning<ExecSpace>::fusion_tune_team_sizes) {
-      for (int per : Tuning<ExecSpace>::fusion_tune_per_thread) {
-        const VectorLaunch shape = vector_launch_shape<ExecSpace>(n, team, per);
-        if (shape.league > std::size_t(std::numeric_limits<int>::max()) || team > team_max) {
-          continue;
-        }
-        double times[3];
-        run_plan<T>(space, seq, scratch, n, cuts, shape);  // warm-up
-        for (double& t : times) {
-          space.fence();
-          const auto start = std::chrono::steady_clock::now();
-          run_plan<T>(space, seq, scratch, n, cuts, shape);
-          space.fence();
-          t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        }
-        std::sort(times, times + 3);
-        if (times[1] < best.second) best = {Candidate{cuts, team, per}, times[1]};
-      }
+  for (const Candidate& c : candidates<ExecSpace, Seq>(run)) {
+    const LaunchShape shape = run.shape(c.team_size, c.per_thread);
+    double times[3];
+    run.launch(c.cuts, shape);  // warm-up
+    for (double& t : times) {
+      space.fence();
+      const auto start = std::chrono::steady_clock::now();
+      run.launch(c.cuts, shape);
+      space.fence();
+      t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
+    std::sort(times, times + 3);
+    if (times[1] < best.second) best = {c, times[1]};
   }
   return best;
 }
 
 }  // namespace Impl
 
-/// Runs `seq` on the bound Views: every step in order over the n elements of its vectors, in
-/// the kernels of the chosen plan. Vectors: contiguous rank-1 Views of one length n; scalars:
-/// rank-0 Views; one value type; all in memory `space` can access. Throws
-/// std::invalid_argument (before any kernel) for mismatched extents, non-contiguous vectors,
+/// Runs `seq` on the bound Views: every step in order over the elements of its vectors (a
+/// vector sequence) or of its matrices (a matrix sequence), in the kernels of the chosen plan.
+/// Vectors: contiguous rank-1 Views, of one length n in a vector sequence, of the matrices'
+/// rows (read by_row, or written by a row_sum step) or columns (by_col, col_sum) in a matrix
+/// sequence; matrices: contiguous rank-2 Views of one shape, all LayoutRight or all LayoutLeft;
+/// scalars: rank-0 Views; one value type; all in memory `space` can access. Throws
+/// std::invalid_argument (before any kernel) for mismatched extents, non-contiguous Views,
 /// written symbols overlapping others, invalid cuts or options. Asynchronous (nothing waits on
-/// the host) unless a tuner times candidates. O(n x steps) work; memory: none besides the bound
-/// Views (while tuning, a copy of them).
+/// the host) unless a tuner times candidates, or a matrix group has partial sums (their
+/// temporary buffer, teams x columns values, is freed before the call returns, which waits for
+/// the device). O(elements x steps) work.
 template <class ExecSpace, class... S, class... Views>
 FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindings<Views...>& bound,
                  const FusionOptions& options = {}) {
@@ -275,16 +457,17 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   using T = std::remove_const_t<typename std::tuple_element_t<0, std::tuple<Views...>>::value_type>;
   static_assert((std::is_same_v<std::remove_const_t<typename Views::value_type>, T> && ...),
                 "tessera::fusion: every bound View holds the same value type");
-  const char* caller  = "fusion::run";
-  const std::size_t n = Impl::check_bindings<ExecSpace, Seq>(caller, bound);
-  const int max_team  = Impl::Tuning<ExecSpace>::fusion_max_team_size;
+  const char* caller              = "fusion::run";
+  const Impl::SequenceExtents ext = Impl::check_bindings<ExecSpace, Seq>(caller, bound);
+  const auto run                  = Impl::make_run<T>(space, seq, bound, ext);
+  const int max_team              = Impl::Tuning<ExecSpace>::fusion_max_team_size;
   Impl::require(
       options.team_size >= 0 && options.team_size <= max_team, caller,
       Impl::concat("options.team_size is ", options.team_size, " (expected 0 to ", max_team, ")"));
-  Impl::require(options.per_thread >= 0, caller,
-                Impl::concat("options.per_thread is ", options.per_thread, " (expected >= 0)"));
-  Impl::VectorLaunch shape =
-      Impl::vector_launch_shape<ExecSpace>(n, options.team_size, options.per_thread);
+  Impl::require(run.per_thread_ok(options.per_thread), caller,
+                Impl::concat("options.per_thread is ", options.per_thread, " (expected ",
+                             run.shape_rule(), ")"));
+  Impl::LaunchShape shape = run.shape(options.team_size, options.per_thread);
   Impl::require_int_extent(caller, "the number of teams", shape.league);
   const double launch = Impl::Tuning<ExecSpace>::fusion_launch_bytes;
 
@@ -292,52 +475,66 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   if (options.cuts) {
     Impl::require((*options.cuts & ~Impl::unfused_cuts<Seq>()) == 0, caller,
                   Impl::concat("options.cuts ", *options.cuts, " cuts after the last step"));
-    Impl::require(bool(Impl::plan_bytes<Seq>(*options.cuts, 1, 1, 0)), caller,
+    Impl::require(run.valid(*options.cuts), caller,
                   Impl::concat("options.cuts ", *options.cuts,
-                               " groups a reduction with a step that reads its result, or two "
-                               "reductions"));
+                               " groups steps the fusion rules keep apart (plan.hpp)"));
     report.cuts = *options.cuts;
   } else if (options.tuner) {
-    const std::string key = Impl::tuning_key<T, ExecSpace, Seq>(space, n);
+    const std::string key = Impl::tuning_key<T, ExecSpace, Seq>(space, run);
     auto found            = options.tuner->find(key);
-    if (found &&
-        (!Impl::allowed<ExecSpace, Seq>(*found, n) ||
-         found->team_size > Impl::plan_team_size_max<T>(space, seq, bound, n, found->cuts))) {
+    if (found && (!Impl::allowed<ExecSpace, Seq>(run, *found) ||
+                  found->team_size > run.team_size_max(found->cuts, found->per_thread))) {
       options.tuner->reject(key, "is not a plan and launch shape this sequence allows");
       found.reset();
     }
     if (!found) {
-      const auto [best, seconds] = Impl::time_candidates<T>(space, seq, bound, n);
+      const auto [best, seconds] = Impl::time_candidates<T>(space, seq, bound, ext);
       if (!(seconds < std::numeric_limits<double>::infinity())) {
         throw std::length_error(Impl::concat("tessera::", caller, ": no launch shape the tuner ",
-                                             "times keeps ", n, " elements within 2^31 - 1 teams"));
+                                             "times keeps ", run.key(), " within 2^31 - 1 teams"));
       }
       options.tuner->remember(key, best, seconds);
       found = best;
     }
     report.cuts = found->cuts;
-    shape       = Impl::vector_launch_shape<ExecSpace>(n, found->team_size, found->per_thread);
+    shape       = run.shape(found->team_size, found->per_thread);
   } else if (options.choice == PlanChoice::unfused) {
     report.cuts = Impl::unfused_cuts<Seq>();
   } else {
     double best = std::numeric_limits<double>::infinity();
-    for (std::uint32_t cuts : candidate_plans<Seq>()) {
-      const double bytes = *Impl::plan_bytes<Seq>(cuts, n, sizeof(T), launch);
+    for (std::uint32_t cuts = 0; cuts <= Impl::unfused_cuts<Seq>(); ++cuts) {
+      if (!run.valid(cuts)) continue;
+      const double bytes = run.bytes(cuts, launch);
       if (bytes < best) {
         best        = bytes;
         report.cuts = cuts;
       }
     }
   }
-  const int team_max = Impl::plan_team_size_max<T>(space, seq, bound, n, report.cuts);
+  const int team_max = run.team_size_max(report.cuts, shape.per_thread);
+  if (options.team_size == 0 && !options.tuner && shape.team_size > team_max) {
+    shape = run.shape(team_max, shape.per_thread);  // the backend's default, where it fits
+  }
   Impl::require(shape.team_size <= team_max, caller,
                 Impl::concat("team size ", shape.team_size, " exceeds the ", team_max,
                              " threads the plan's kernels can run with on this device"));
-  report.model_bytes = *Impl::plan_bytes<Seq>(report.cuts, n, sizeof(T), launch);
+  report.model_bytes = run.bytes(report.cuts, launch);
   report.team_size   = shape.team_size;
   report.per_thread  = shape.per_thread;
-  report.kernels     = Impl::run_plan<T>(space, seq, bound, n, report.cuts, shape);
+  report.kernels     = run.launch(report.cuts, shape);
   return report;
+}
+
+/// The implementations a Tuner times for `seq` over the bound Views on `space` (and so may
+/// pick): every valid plan with every launch shape of Tuning<ExecSpace>'s lists that the plan's
+/// kernels run with. Checks the bindings as run() does.
+template <class ExecSpace, class... S, class... Views>
+std::vector<Candidate> tuner_candidates(const ExecSpace& space, const Sequence<S...>& seq,
+                                        const Bindings<Views...>& bound) {
+  using Seq = Sequence<S...>;
+  using T = std::remove_const_t<typename std::tuple_element_t<0, std::tuple<Views...>>::value_type>;
+  const auto ext = Impl::check_bindings<ExecSpace, Seq>("fusion::tuner_candidates", bound);
+  return Impl::candidates<ExecSpace, Seq>(Impl::make_run<T>(space, seq, bound, ext));
 }
 
 /// run() on the default execution space.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <tessera/core/tiling.hpp>
+#include <tessera/fusion/impl/group_dispatch.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
 
@@ -24,23 +25,6 @@ namespace fusion {
 namespace Impl {
 
 using tessera::Impl::Tuning;
-
-/// Threads per team, elements per thread and teams of a launch over n elements.
-struct VectorLaunch {
-  int team_size, per_thread;
-  std::size_t league;
-};
-
-/// The launch shape over n elements (0: the backend's tuning).
-template <class ExecSpace>
-VectorLaunch vector_launch_shape(std::size_t n, int team_size, int per_thread) {
-  VectorLaunch shape;
-  shape.team_size  = team_size > 0 ? team_size : Tuning<ExecSpace>::fusion_vector_team_size;
-  shape.per_thread = per_thread > 0 ? per_thread : Tuning<ExecSpace>::fusion_vector_per_thread;
-  const std::size_t chunk = std::size_t(shape.team_size) * std::size_t(shape.per_thread);
-  shape.league            = (n + chunk - 1) / chunk;
-  return shape;
-}
 
 /// The kernel of steps [A, B) of a sequence with step list L; P: pointers to the bound Views'
 /// data (symbol K at p[K]).
@@ -165,23 +149,6 @@ constexpr int reduction_target() {
   }
 }
 
-/// Calls visitor.template visit<A, B>() for the run-time group [a, b) of a sequence of N steps
-/// (a < b <= N): the dispatch from a plan's groups to their compiled kernels.
-template <int N, int A = 0, int B = 1, class Visitor>
-void visit_group(int a, int b, Visitor& visitor) {
-  if constexpr (A < N) {
-    if constexpr (B <= N) {
-      if (a == A && b == B) {
-        visitor.template visit<A, B>();
-      } else {
-        visit_group<N, A, B + 1>(a, b, visitor);
-      }
-    } else {
-      visit_group<N, A + 1, A + 2>(a, b, visitor);
-    }
-  }
-}
-
 /// The kernels of the groups of one sequence run, a visitor of visit_group: launches each group
 /// visited (asynchronous), or, with only_limit, finds the largest team size they all run with.
 template <class ExecSpace, class T, class L, std::size_t P, class Bound>
@@ -191,7 +158,7 @@ struct GroupKernels {
   const Kokkos::Array<T*, P>& p;
   const Bound& bound;
   std::size_t n;
-  VectorLaunch shape;
+  LaunchShape shape;
   bool only_limit   = false;
   int team_size_max = std::numeric_limits<int>::max();  // over the groups visited
 

@@ -1,0 +1,521 @@
+// The kernels of a group of steps of a matrix sequence (plan.hpp): teams own lines of the
+// matrix (rows of a LayoutRight matrix, columns of a LayoutLeft one, the owned axis o) and their
+// threads sweep the other, contiguous axis s (coalesced); in (o, s) every bound matrix, of
+// extents no x ns, is data[o * ns + s]. A team takes R owned lines at a time and sweeps them
+// once per sweep of its group; at each element (o, s) a thread runs the sweep's steps in order:
+//   - a matrix map computes the element and keeps it in registers for later steps; the
+//     elements are stored once the thread's elements of all R lines are computed (the paper's
+//     load / compute / store split: no store stands between the loads of the R lines);
+//   - a complete nested sum (along s) adds the element's term to a register per owned line; at
+//     the end of the sweep the team reduces it, and evaluates and stores the step's outer
+//     expression at o;
+//   - a partial nested sum (along o) adds the R lines' terms to the team's scratch sum at s.
+// A sweep ends before a step that reads the result of a complete step of the same sweep; the
+// next sweep reads the matrices again (from cache). After the main kernel, one more launch adds
+// the teams' partial sums at each s and evaluates the partial steps' outer expressions.
+#pragma once
+
+#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/tiling.hpp>
+#include <tessera/fusion/impl/group_dispatch.hpp>
+#include <tessera/fusion/plan.hpp>
+#include <tessera/fusion/step.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace tessera {
+namespace fusion {
+namespace Impl {
+
+using tessera::Impl::Tuning;
+
+/// The nested sum's argument of a row_sum or col_sum step's expression.
+template <class E>
+KOKKOS_INLINE_FUNCTION const E& nested_sum(const RowSum<E>& e) {
+  return e.e;
+}
+template <class E>
+KOKKOS_INLINE_FUNCTION const E& nested_sum(const ColSum<E>& e) {
+  return e.e;
+}
+template <class X>
+KOKKOS_INLINE_FUNCTION const auto& nested_sum(const Negate<X>& e) {
+  return nested_sum(e.a);
+}
+template <class Op, class X, class Y>
+KOKKOS_INLINE_FUNCTION const auto& nested_sum(const Binary<Op, X, Y>& e) {
+  if constexpr (Reads<X>::row_sums + Reads<X>::col_sums > 0) {
+    return nested_sum(e.a);
+  } else {
+    return nested_sum(e.b);
+  }
+}
+
+/// Compile-time facts about steps [A, B) of matrix sequence Seq with rows (RowsOwned) or
+/// columns owned.
+template <class Seq, bool RowsOwned, int A, int B>
+struct MatrixGroupSteps {
+  static constexpr bool complete(int s) { return complete_step<Seq, RowsOwned>(s); }
+  static constexpr bool partial(int s) { return partial_step<Seq, RowsOwned>(s); }
+  /// Which complete (partial) step of the group step s is.
+  static constexpr int complete_index(int s) {
+    int c = 0;
+    for (int t = A; t < s; ++t)
+      c += complete(t) ? 1 : 0;
+    return c;
+  }
+  static constexpr int partial_index(int s) {
+    int c = 0;
+    for (int t = A; t < s; ++t)
+      c += partial(t) ? 1 : 0;
+    return c;
+  }
+  static constexpr int completes = complete_index(B);
+  static constexpr int partials  = partial_index(B);
+  /// The end of the sweep that starts at step s: the first later step that reads at the owned
+  /// index a vector a complete step of the sweep writes, or B.
+  static constexpr int sweep_end(int s) {
+    std::uint64_t pending = 0;
+    for (int t = s; t < B; ++t) {
+      if (t > s && (owned_reads<Seq, RowsOwned>(t) & pending)) return t;
+      if (complete(t)) pending |= SequenceTraits<Seq>::writes_vectors[t];
+    }
+    return B;
+  }
+  // The same as constants (device code reads constants, not host functions).
+  template <int S>
+  static constexpr bool is_complete = complete(S);
+  template <int S>
+  static constexpr bool is_partial = partial(S);
+  template <int S>
+  static constexpr int complete_at = complete_index(S);
+  template <int S>
+  static constexpr int partial_at = partial_index(S);
+  template <int S>
+  static constexpr int sweep_end_at = sweep_end(S);
+};
+
+/// Evaluation of the expressions of a matrix sequence's steps over the pointers p to the bound
+/// Views' data (symbol K at p[K]).
+template <class T, std::size_t P, bool RowsOwned>
+struct MatrixEval {
+  Kokkos::Array<T*, P> p;
+  std::size_t ns;  // the swept extent
+
+  // ---- a vector expression at index i
+  template <int K>
+  KOKKOS_INLINE_FUNCTION T at(const Vec<K>&, std::size_t i) const {
+    return p[K][i];
+  }
+  template <int K>
+  KOKKOS_INLINE_FUNCTION T at(const Scalar<K>&, std::size_t) const {
+    return *p[K];
+  }
+  KOKKOS_INLINE_FUNCTION T at(const Number& x, std::size_t) const {
+    return static_cast<T>(x.value);
+  }
+  template <class Op, class X, class Y>
+  KOKKOS_INLINE_FUNCTION T at(const Binary<Op, X, Y>& e, std::size_t i) const {
+    return Op::apply(at(e.a, i), at(e.b, i));
+  }
+  template <class X>
+  KOKKOS_INLINE_FUNCTION T at(const Negate<X>& e, std::size_t i) const {
+    return -at(e.a, i);
+  }
+
+  // ---- a step's outer expression at index i, its nested sum being `total`
+  template <class E>
+  KOKKOS_INLINE_FUNCTION T outer(const E& e, std::size_t i, T) const {
+    return at(e, i);
+  }
+  template <class E>
+  KOKKOS_INLINE_FUNCTION T outer(const RowSum<E>&, std::size_t, T total) const {
+    return total;
+  }
+  template <class E>
+  KOKKOS_INLINE_FUNCTION T outer(const ColSum<E>&, std::size_t, T total) const {
+    return total;
+  }
+  template <class Op, class X, class Y>
+  KOKKOS_INLINE_FUNCTION T outer(const Binary<Op, X, Y>& e, std::size_t i, T total) const {
+    return Op::apply(outer(e.a, i, total), outer(e.b, i, total));
+  }
+  template <class X>
+  KOKKOS_INLINE_FUNCTION T outer(const Negate<X>& e, std::size_t i, T total) const {
+    return -outer(e.a, i, total);
+  }
+
+  // ---- a matrix expression at element (o, s); W: the matrices earlier steps of the sweep wrote
+  // (held in regs, matrix K at regs[K L])
+  template <std::uint64_t W, int L, int K>
+  KOKKOS_INLINE_FUNCTION T at2(const Mat<K>&, std::size_t o, std::size_t s, const T* regs) const {
+    if constexpr (((W >> K) & 1u) != 0) {
+      return regs[K * L];
+    } else {
+      return p[K][o * ns + s];
+    }
+  }
+  template <std::uint64_t W, int L, class E>
+  KOKKOS_INLINE_FUNCTION T at2(const ByRow<E>& e, std::size_t o, std::size_t s, const T*) const {
+    return at(e.e, RowsOwned ? o : s);
+  }
+  template <std::uint64_t W, int L, class E>
+  KOKKOS_INLINE_FUNCTION T at2(const ByCol<E>& e, std::size_t o, std::size_t s, const T*) const {
+    return at(e.e, RowsOwned ? s : o);
+  }
+  template <std::uint64_t W, int L, int K>
+  KOKKOS_INLINE_FUNCTION T at2(const Scalar<K>&, std::size_t, std::size_t, const T*) const {
+    return *p[K];
+  }
+  template <std::uint64_t W, int L>
+  KOKKOS_INLINE_FUNCTION T at2(const Number& x, std::size_t, std::size_t, const T*) const {
+    return static_cast<T>(x.value);
+  }
+  template <std::uint64_t W, int L, class Op, class X, class Y>
+  KOKKOS_INLINE_FUNCTION T at2(const Binary<Op, X, Y>& e, std::size_t o, std::size_t s,
+                               const T* regs) const {
+    return Op::apply(at2<W, L>(e.a, o, s, regs), at2<W, L>(e.b, o, s, regs));
+  }
+  template <std::uint64_t W, int L, class X>
+  KOKKOS_INLINE_FUNCTION T at2(const Negate<X>& e, std::size_t o, std::size_t s,
+                               const T* regs) const {
+    return -at2<W, L>(e.a, o, s, regs);
+  }
+};
+
+/// The main kernel of steps [A, B) of matrix sequence Seq (see the file comment); R owned lines
+/// at a time. partials: the teams' partial sums, [league][partial steps][ns].
+template <class ExecSpace, class T, class Seq, int A, int B, std::size_t P, bool RowsOwned, int R>
+struct MatrixGroupKernel {
+  using Member               = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Steps                = MatrixGroupSteps<Seq, RowsOwned, A, B>;
+  using StepList             = std::decay_t<decltype(std::declval<Seq>().steps)>;
+  static constexpr int lanes = Tuning<ExecSpace>::fusion_matrix_lanes;
+  static constexpr int NC    = Steps::completes > 0 ? Steps::completes : 1;
+  static constexpr int NP    = Steps::partials > 0 ? Steps::partials : 1;
+
+  StepList steps;
+  MatrixEval<T, P, RowsOwned> ev;
+  std::size_t no;  // the owned extent
+  T* partials;
+  int scratch_level;
+
+  /// The team scratch bytes of a kernel over ns swept elements.
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(std::size_t ns) {
+    return std::size_t(Steps::partials) * ns * sizeof(T);
+  }
+
+  /// Calls f(s) for each swept index s this thread owns (lanes consecutive ones at a time).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_own(const Member& m, F&& f) const {
+    const std::size_t stride = std::size_t(m.team_size()) * lanes;
+    for (std::size_t s0 = std::size_t(m.team_rank()) * lanes; s0 < ev.ns; s0 += stride) {
+      for (int l = 0; l < lanes; ++l)
+        if (s0 + l < ev.ns) f(s0 + l, l);
+    }
+  }
+
+  /// Adds the partial terms of elements s .. s + L - 1 (part[q][l]) to the team's partial sums.
+  template <int L = lanes>
+  KOKKOS_INLINE_FUNCTION void add_partials(T* team_part, std::size_t s,
+                                           const T (&part)[NP][lanes]) const {
+    if constexpr (Steps::partials > 0) {
+      for (int q = 0; q < Steps::partials; ++q)
+        for (int l = 0; l < L; ++l)
+          team_part[std::size_t(q) * ev.ns + s + std::size_t(l)] += part[q][l];
+    }
+  }
+
+  /// Steps S .. S1 - 1 at element (o, s) of owned line r of the block. The element's registers
+  /// are RS apart (RS: the lanes on host backends, so that consecutive lanes' values are
+  /// adjacent for vectorisation; R on GPU backends, one set per line): matrix K at regs[K RS];
+  /// complete step c's sum of line r at acc[(c R + r) lanes], partial step q's term at
+  /// part[q lanes]. Matrix maps only fill regs (store_matrices stores them).
+  template <int S, int S1, std::uint64_t W, int RS>
+  KOKKOS_INLINE_FUNCTION void element(std::size_t o, std::size_t s, int r, T* regs, T* acc,
+                                      T* part) const {
+    if constexpr (S < S1) {
+      const auto& step = step_at<S>(steps);
+      using Traits     = StepTraits<std::decay_t<decltype(step)>>;
+      if constexpr (Traits::kind == StepKind::matrix_map) {
+        regs[Traits::target * RS] = ev.template at2<W, RS>(step.e, o, s, regs);
+        element<S + 1, S1, W | Traits::writes_matrices, RS>(o, s, r, regs, acc, part);
+      } else {
+        const T term = ev.template at2<W, RS>(nested_sum(step.e), o, s, regs);
+        if constexpr (Steps::template is_complete<S>) {
+          acc[(Steps::template complete_at<S> * R + r) * lanes] += term;
+        } else {
+          part[Steps::template partial_at<S> * lanes] += term;
+        }
+        element<S + 1, S1, W, RS>(o, s, r, regs, acc, part);
+      }
+    }
+  }
+
+  /// Stores element (o, s) of the matrices written by steps S .. S1 - 1 (M: those not stored
+  /// yet) from registers RS apart.
+  template <int S, int S1, int RS, std::uint64_t M = 0>
+  KOKKOS_INLINE_FUNCTION void store_matrices(std::size_t o, std::size_t s, const T* regs) const {
+    if constexpr (S < S1) {
+      using Traits    = StepTraits<std::decay_t<decltype(step_at<S>(steps))>>;
+      constexpr int K = Traits::target;
+      if constexpr (Traits::kind == StepKind::matrix_map && ((M >> K) & 1u) == 0) {
+        ev.p[K][o * ev.ns + s] = regs[K * RS];
+      }
+      store_matrices<S + 1, S1, RS, M | Traits::writes_matrices>(o, s, regs);
+    }
+  }
+
+  /// The complete steps of [S, S1): reduce each owned line's sum over the team, then store the
+  /// step's outer expression at the line.
+  template <int S, int S1>
+  KOKKOS_INLINE_FUNCTION void finish_lines(const Member& m, std::size_t block,
+                                           T (&acc)[NC][R][lanes]) const {
+    if constexpr (S < S1) {
+      if constexpr (Steps::template is_complete<S>) {
+        constexpr int c  = Steps::template complete_at<S>;
+        const auto& step = step_at<S>(steps);
+        constexpr int K  = StepTraits<std::decay_t<decltype(step)>>::target;
+        for (int r = 0; r < R; ++r) {
+          T total = 0;
+          for (int l = 0; l < lanes; ++l)
+            total += acc[c][r][l];
+          m.team_reduce(Kokkos::Sum<T, typename ExecSpace::memory_space>(total));
+          const std::size_t o = block + std::size_t(r);
+          if (m.team_rank() == 0 && o < no) ev.p[K][o] = ev.outer(step.e, o, total);
+        }
+      }
+      finish_lines<S + 1, S1>(m, block, acc);
+    }
+  }
+
+  /// The sweeps from step S on over the owned lines block .. block + R - 1.
+  template <int S>
+  KOKKOS_INLINE_FUNCTION void sweep(const Member& m, std::size_t block, T* team_part) const {
+    if constexpr (S < B) {
+      constexpr int S1 = Steps::template sweep_end_at<S>;
+      constexpr int NR = P > 0 ? int(P) : 1;
+      T acc[NC][R][lanes];
+      for (int c = 0; c < NC; ++c)
+        for (int r = 0; r < R; ++r)
+          for (int l = 0; l < lanes; ++l)
+            acc[c][r][l] = 0;
+      if constexpr (lanes > 1) {
+        // Host backends (one thread a team): `lanes` consecutive elements of the R lines at a
+        // time, with independent sums (which the compiler vectorises).
+        const int lines = no - block < std::size_t(R) ? int(no - block) : R;
+        std::size_t s0  = 0;
+        for (; s0 + lanes <= ev.ns; s0 += lanes) {
+          T part[NP][lanes] = {};
+          for (int r = 0; r < lines; ++r) {
+            T regs[NR][lanes];
+            TESSERA_INDEPENDENT
+            for (int l = 0; l < lanes; ++l)
+              element<S, S1, 0, lanes>(block + r, s0 + l, r, &regs[0][l], &acc[0][0][l],
+                                       &part[0][l]);
+            for (int l = 0; l < lanes; ++l)
+              store_matrices<S, S1, lanes>(block + r, s0 + l, &regs[0][l]);
+          }
+          add_partials(team_part, s0, part);
+        }
+        for (; s0 < ev.ns; ++s0) {
+          T part[NP][lanes] = {};
+          for (int r = 0; r < lines; ++r) {
+            T regs[NR][lanes];
+            element<S, S1, 0, lanes>(block + r, s0, r, &regs[0][0], &acc[0][0][0], &part[0][0]);
+            store_matrices<S, S1, lanes>(block + r, s0, &regs[0][0]);
+          }
+          add_partials<1>(team_part, s0, part);
+        }
+      } else {
+        // GPU backends: each thread its elements team_size apart (coalesced), the R lines'
+        // elements at once (R loads in flight), their partial terms summed in registers.
+        for_own(m, [&](std::size_t s, int) {
+          T part[NP][lanes] = {};
+          T regs[NR][R];
+          for (int r = 0; r < R; ++r) {
+            const std::size_t o = block + std::size_t(r);
+            if (o < no) element<S, S1, 0, R>(o, s, r, &regs[0][r], &acc[0][0][0], &part[0][0]);
+          }
+          for (int r = 0; r < R; ++r) {
+            const std::size_t o = block + std::size_t(r);
+            if (o < no) store_matrices<S, S1, R>(o, s, &regs[0][r]);
+          }
+          add_partials<1>(team_part, s, part);
+        });
+      }
+      finish_lines<S, S1>(m, block, acc);
+      if constexpr (S1 < B) {
+        m.team_barrier();  // the lines' results stored above are read by the next sweep
+        sweep<S1>(m, block, team_part);
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    T* team_part = nullptr;
+    if constexpr (Steps::partials > 0) {
+      team_part = static_cast<T*>(m.team_scratch(scratch_level).get_shmem(scratch_bytes(ev.ns)));
+      for_own(m, [&](std::size_t s, int) {
+        for (int q = 0; q < Steps::partials; ++q)
+          team_part[std::size_t(q) * ev.ns + s] = 0;
+      });
+    }
+    const std::size_t step = std::size_t(m.league_size()) * R;
+    for (std::size_t block = std::size_t(m.league_rank()) * R; block < no; block += step)
+      sweep<A>(m, block, team_part);
+    if constexpr (Steps::partials > 0) {
+      T* out = partials + std::size_t(m.league_rank()) * Steps::partials * ev.ns;
+      for_own(m, [&](std::size_t s, int) {
+        for (int q = 0; q < Steps::partials; ++q)
+          out[std::size_t(q) * ev.ns + s] = team_part[std::size_t(q) * ev.ns + s];
+      });
+    }
+  }
+};
+
+/// The partial steps of [A, B) at swept index s: the teams' partial sums added, the outer
+/// expression evaluated and stored (in step order).
+template <class T, class Seq, int A, int B, std::size_t P, bool RowsOwned>
+struct MatrixPartialsKernel {
+  using Steps    = MatrixGroupSteps<Seq, RowsOwned, A, B>;
+  using StepList = std::decay_t<decltype(std::declval<Seq>().steps)>;
+  StepList steps;
+  MatrixEval<T, P, RowsOwned> ev;
+  const T* partials;
+  std::size_t teams;
+
+  template <int S>
+  KOKKOS_INLINE_FUNCTION void finish(std::size_t s) const {
+    if constexpr (S < B) {
+      if constexpr (Steps::template is_partial<S>) {
+        const auto& step         = step_at<S>(steps);
+        constexpr int K          = StepTraits<std::decay_t<decltype(step)>>::target;
+        const std::size_t stride = std::size_t(Steps::partials) * ev.ns;
+        const T* first = partials + std::size_t(Steps::template partial_at<S>) * ev.ns + s;
+        T total        = 0;
+        for (std::size_t t = 0; t < teams; ++t)
+          total += first[t * stride];
+        ev.p[K][s] = ev.outer(step.e, s, total);
+      }
+      finish<S + 1>(s);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t s) const { finish<A>(s); }
+};
+
+/// The launch of a matrix group over an no x ns matrix (owned x swept extents).
+struct MatrixExtents {
+  std::size_t owned, swept;
+};
+
+/// The number of teams of a matrix group's launch: one per block of R owned lines, at most
+/// a share of the teams the device holds at once when the group has partial sums (each team
+/// then adds ns partial sums per partial step).
+template <class ExecSpace>
+std::size_t matrix_league(const ExecSpace& space, std::size_t owned, int rows, int team_size,
+                          bool partial) {
+  const std::size_t blocks = (owned + std::size_t(rows) - 1) / std::size_t(rows);
+  if (!partial) return blocks;
+  const double resident = double(space.concurrency()) / double(team_size);
+  const auto cap =
+      std::size_t(resident * Tuning<ExecSpace>::fusion_partial_team_share) + std::size_t(1);
+  return blocks < cap ? blocks : cap;
+}
+
+/// The kernels of the groups of one matrix sequence run, a visitor of visit_group: launches each
+/// group visited (asynchronous), or, with only_limit, finds the largest team size they all run
+/// with.
+template <class ExecSpace, class T, class Seq, std::size_t P, bool RowsOwned>
+struct MatrixGroupKernels {
+  const ExecSpace& space;
+  const Seq& seq;
+  const Kokkos::Array<T*, P>& p;
+  MatrixExtents extents;
+  LaunchShape shape;
+  bool only_limit   = false;
+  int team_size_max = std::numeric_limits<int>::max();  // over the groups visited
+
+  template <int A, int B, int R>
+  using Kernel = MatrixGroupKernel<ExecSpace, T, Seq, A, B, P, RowsOwned, R>;
+
+  template <int A, int B, int R>
+  void launch() const {
+    using K                = Kernel<A, B, R>;
+    constexpr int partials = MatrixGroupSteps<Seq, RowsOwned, A, B>::partials;
+    const std::size_t league =
+        matrix_league(space, extents.owned, R, shape.team_size, partials > 0);
+    const std::size_t bytes = K::scratch_bytes(extents.swept);
+    using Policy            = Kokkos::TeamPolicy<ExecSpace>;
+    const int level         = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
+    Kokkos::View<T*, typename ExecSpace::memory_space> buffer(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::fusion::partials"),
+        partials > 0 ? league * std::size_t(partials) * extents.swept : 0);
+    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
+    if (league > 0) {
+      Policy policy(space, int(league), shape.team_size);
+      if (bytes > 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+      Kokkos::parallel_for("tessera::fusion::matrix_group", policy,
+                           K{seq.steps, ev, extents.owned, buffer.data(), level});
+    }
+    if constexpr (partials > 0) {
+      Kokkos::parallel_for(
+          "tessera::fusion::matrix_partials",
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::size_t>>(space, 0, extents.swept),
+          MatrixPartialsKernel<T, Seq, A, B, P, RowsOwned>{seq.steps, ev, buffer.data(), league});
+    }
+  }
+
+  template <int A, int B, int R>
+  void limit() {
+    using Policy = Kokkos::TeamPolicy<ExecSpace>;
+    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
+    const int limit = Policy(space, 1, 1)
+                          .team_size_max(Kernel<A, B, R>{seq.steps, ev, extents.owned, nullptr, 0},
+                                         Kokkos::ParallelForTag{});
+    team_size_max = limit < team_size_max ? limit : team_size_max;
+  }
+
+  template <int A, int B, int R>
+  void visit_rows() {
+    if (only_limit) {
+      limit<A, B, R>();
+    } else {
+      launch<A, B, R>();
+    }
+  }
+
+  template <int A, int B>
+  void visit() {
+    switch (shape.per_thread) {
+      case 1:
+        visit_rows<A, B, 1>();
+        break;
+      case 4:
+        visit_rows<A, B, 4>();
+        break;
+      case 16:
+        visit_rows<A, B, 16>();
+        break;
+      default:
+        visit_rows<A, B, 32>();
+        break;
+    }
+  }
+};
+
+/// Whether rows is a number of owned lines per team iteration the matrix kernels are compiled
+/// for.
+constexpr bool matrix_rows_supported(int rows) {
+  return rows == 1 || rows == 4 || rows == 16 || rows == 32;
+}
+
+}  // namespace Impl
+}  // namespace fusion
+}  // namespace tessera
