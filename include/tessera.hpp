@@ -15,6 +15,8 @@
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/run.hpp>
 #include <tessera/fusion/step.hpp>
+#include <tessera/fusion/tuner.hpp>
+#include <tessera/fusion/workspace.hpp>
 
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/formula.hpp>

@@ -241,14 +241,25 @@ void kokkosblas_ger(const Vector& u, const Vector& v, const Matrix& A) {
 }
 #endif
 
-/// One call of matrix sequence `seq` the given way (asynchronous); the report of fusion::run's
-/// ways.
+/// The workspace the matrix rows keep their partial sums in (freed before Kokkos::finalize).
+fusion::Workspace& workspace() {
+  static fusion::Workspace* w = [] {
+    auto* made = new fusion::Workspace();
+    Kokkos::push_finalize_hook([made] { delete made; });
+    return made;
+  }();
+  return *w;
+}
+
+/// One call of matrix sequence `seq` the given way (asynchronous: the partial sums go to
+/// workspace()); the report of fusion::run's ways.
 template <class T, class Layout>
 fusion::FusionReport call_matrix(const std::string& seq, Way way, fusion::Tuner* tuner) {
   auto& d = matrices<T, Layout>();
   fusion::FusionOptions o;
   if (way == Way::unfused) o.choice = fusion::PlanChoice::unfused;
   if (way == Way::tuned) o.tuner = tuner;
+  o.workspace = &workspace();
   const Space s;
   if (way == Way::unfused || way == Way::fused || way == Way::tuned) {
     if (seq == "atax") return fusion::atax(s, d.A, d.x, d.tmp, d.out, o);

@@ -144,14 +144,17 @@ void expect_matrix(const View& got, const HostMatrix& ref, double tol, const cha
 }
 
 /// Runs call(options) under every candidate the tuner can pick for seq over the bound Views on
-/// ExecSpace, plus the model's choice, the unfused plan and a one-line, 32-thread shape.
+/// ExecSpace, plus the model's choice, the unfused plan and a one-line, 32-thread shape with a
+/// workspace.
 template <class ExecSpace, class Seq, class Bound, class Call, class Reset, class Check>
 void for_every_plan(const Seq& seq, const Bound& bound, const Call& call, const Reset& reset,
                     const Check& check) {
   using Tuning = tessera::Impl::Tuning<ExecSpace>;
+  fusion::Workspace workspace;  // the partial sums in the caller's buffer
   fusion::FusionOptions narrow;
   narrow.per_thread = 1;
   narrow.team_size  = Tuning::fusion_max_team_size < 32 ? Tuning::fusion_max_team_size : 32;
+  narrow.workspace  = &workspace;
   tessera_test::for_every_candidate(fusion::tuner_candidates(ExecSpace{}, seq, bound), narrow, call,
                                     reset, check);
 }
@@ -373,6 +376,31 @@ TEST(FusionMatrixPlans, TheOwnedAxisDecidesWhichSequencesReadTheMatrixOnce) {
   EXPECT_EQ(fusion::atax(host, AL, x, t, y).cuts, 1u);
 }
 
+TEST(FusionMatrixPlans, AWorkspaceIsReusedAndGrowsWhenItMustNot) {
+  using Host   = Kokkos::DefaultHostExecutionSpace;
+  using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using Vector = Kokkos::View<double*, Kokkos::HostSpace>;
+  fusion::Workspace workspace;
+  fusion::FusionOptions options;
+  options.workspace = &workspace;
+  EXPECT_EQ(workspace.bytes(), 0u);
+  for (const std::size_t n : {std::size_t(40), std::size_t(20), std::size_t(90)}) {
+    Matrix A("A", 7, n);
+    Vector p("p", n), r("r", 7), q("q", 7), s("s", n);
+    Kokkos::deep_copy(A, 1.0);
+    Kokkos::deep_copy(p, 2.0);
+    Kokkos::deep_copy(r, 3.0);
+    const std::size_t before = workspace.bytes();
+    fusion::bicgk(Host{}, A, p, r, q, s, options);
+    // s = A^T r: a partial sum per team and column, kept in the workspace.
+    EXPECT_GE(workspace.bytes(), n * sizeof(double));
+    if (n < 40) EXPECT_EQ(workspace.bytes(), before) << "a smaller run reallocated";
+    for (std::size_t j = 0; j < n; ++j)
+      ASSERT_EQ(s(j), 21.0) << "n = " << n << ", s(" << j << ")";
+    EXPECT_EQ(q(6), 2.0 * double(n));
+  }
+}
+
 TEST(FusionMatrixPlans, BadArgumentsAreRejectedBeforeAnyKernel) {
   using Host   = Kokkos::DefaultHostExecutionSpace;
   using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
@@ -395,6 +423,29 @@ TEST(FusionMatrixPlans, BadArgumentsAreRejectedBeforeAnyKernel) {
   expect_rejected<std::invalid_argument>(
       [&] { fusion::sgemv(Host{}, 1.0, A, x4, 1.0, out, out); },
       {"symbol 3 (written) shares memory with symbol 2", "may not share memory"});
+  // y = A y with rows owned: each team would sum its rows into y while other teams read all
+  // of y. No plan is valid, so every choice is rejected (the same step with LayoutLeft
+  // matrices, where the sums are partial and written after the kernel, is fine).
+  {
+    constexpr fusion::Mat<0> a;
+    constexpr fusion::Vec<1> y;
+    const auto in_place =
+        fusion::sequence(fusion::assign(y, fusion::row_sum(a * fusion::by_col(y))));
+    Matrix square("square", 6, 6);
+    Kokkos::deep_copy(square, 1.0);
+    fusion::FusionOptions unfused;
+    unfused.choice = fusion::PlanChoice::unfused;
+    for (const auto& options : {fusion::FusionOptions{}, unfused}) {
+      expect_rejected<std::invalid_argument>(
+          [&] { fusion::run(Host{}, in_place, fusion::bind(square, y6), options); },
+          {"tessera::fusion::run", "no valid plan", "by_col with LayoutRight"});
+    }
+    Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> left("left", 6, 6);
+    Kokkos::deep_copy(left, 1.0);
+    Kokkos::deep_copy(y6, 2.0);
+    fusion::run(Host{}, in_place, fusion::bind(left, y6));
+    EXPECT_EQ(y6(5), 12.0);
+  }
   fusion::FusionOptions bad;
   bad.cuts = 0;  // SGEMVT with rows owned: w = A x would read x before every team summed it
   Vector z4("z4", 4), w6("w6", 6);

@@ -1,9 +1,9 @@
 // The paper's matrix sequences (BLAS-2) as ready functions, each one fused sequence (run.hpp):
 //
-//   atax     tmp = A x,  y = A^T tmp                        A read once (LayoutRight)
+//   atax     tmp = A x,  y = A^T tmp                        one pass over A (LayoutRight)
 //   bicgk    q = A p,  s = A^T r                            A read once
 //   sgemv    z = alpha A x + beta y
-//   sgemvt   x = beta A^T y + z,  w = alpha A x             A read once (LayoutLeft)
+//   sgemvt   x = beta A^T y + z,  w = alpha A x             one pass over A (LayoutLeft)
 //   gemver   B = A + u1 v1^T + u2 v2^T,  x = beta B^T y + z,  w = alpha B x
 //   gesummv  y = alpha A x + beta B x                       x read once
 //   madd     C = A + B
@@ -12,8 +12,10 @@
 // m. Matrices are contiguous rank-2 Views, all LayoutRight or all LayoutLeft, of one shape;
 // vectors contiguous rank-1 Views; one value type (float or double), in memory the execution
 // space can access. Teams own rows of LayoutRight matrices and columns of LayoutLeft ones
-// (plan.hpp), so a product along the owned lines completes inside a team: which sequences read
-// A once depends on the layout (ATAX for LayoutRight, SGEMVT for LayoutLeft, BiCGK for both).
+// (plan.hpp), so a product along the owned lines completes inside a team: which sequences can
+// run as one pass over A depends on the layout (ATAX for LayoutRight, SGEMVT for LayoutLeft,
+// BiCGK for both; the second product then re-reads the team's lines from cache, which the GPU
+// model charges, so there the one-pass plan runs when the tuner finds it faster).
 // The functions validate their arguments before any kernel (std::invalid_argument; no output
 // may share memory with another argument), run asynchronously except as run() says, and return
 // the FusionReport of the plan they ran.

@@ -231,7 +231,8 @@ bool plan_valid(std::uint32_t cuts) {
 }  // namespace Impl
 
 /// The valid plans of a sequence type (their cuts), in increasing order of the cuts (the fully
-/// fused plan, if valid, first; the unfused plan, always valid, last). Layout: that of a matrix
+/// fused plan, if valid, first; the unfused plan, valid unless the sequence has no valid plan,
+/// last). Layout: that of a matrix
 /// sequence's matrices (which axis the teams own).
 template <class Seq, class Layout = Kokkos::LayoutRight>
 std::vector<std::uint32_t> candidate_plans() {

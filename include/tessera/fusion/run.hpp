@@ -19,6 +19,7 @@
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
 #include <tessera/fusion/tuner.hpp>
+#include <tessera/fusion/workspace.hpp>
 #include <tessera/core/version.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -73,6 +74,9 @@ struct FusionOptions {
   /// this sequence, value type, extents and device, timing the candidates on the first call
   /// (tuner.hpp; that call waits on the host). The options' own shape is then ignored.
   Tuner* tuner = nullptr;
+  /// When set: the buffer matrix groups keep their partial sums in (workspace.hpp), so that the
+  /// call does not allocate and free one (freeing waits for the device).
+  Workspace* workspace = nullptr;
 };
 
 /// What run() did.
@@ -141,6 +145,9 @@ SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bou
   constexpr std::uint64_t symbols = Tr::vectors | Tr::scalars | Tr::matrices;
   static_assert((symbols >> n_bound) == 0,
                 "tessera::fusion: a symbol's number is not below the number of bound Views");
+  static_assert(!Seq::matrix || Tr::matrices != 0,
+                "tessera::fusion: a matrix sequence (row_sum, col_sum, by_row, by_col) reads "
+                "or writes at least one Mat symbol, whose extents give the vectors' lengths");
   static_assert(
       popcount(Tr::vectors) + popcount(Tr::scalars) + popcount(Tr::matrices) == popcount(symbols),
       "tessera::fusion: a symbol is used as two of Vec, Scalar and Mat");
@@ -312,6 +319,7 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
   const Bound& bound;
   Kokkos::Array<T*, N> p;
   SequenceExtents ext;
+  Workspace* workspace;
 
   bool valid(std::uint32_t cuts) const { return plan_valid<Seq, RowsOwned>(cuts); }
   double bytes(std::uint32_t cuts, double launch) const {
@@ -337,8 +345,8 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
   static const auto& tune_per_thread() { return Tuning<ExecSpace>::fusion_tune_matrix_rows; }
 
   auto kernels(const LaunchShape& shape, bool only_limit) const {
-    return MatrixGroupKernels<ExecSpace, T, Seq, N, RowsOwned>{space,     seq,   p,
-                                                               extents(), shape, only_limit};
+    return MatrixGroupKernels<ExecSpace, T, Seq, N, RowsOwned>{
+        space, seq, p, extents(), shape, workspace, only_limit};
   }
   /// Kernels launched for group [a, b): the partial sums take a second one.
   static int launches(int a, int b) {
@@ -349,13 +357,13 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
 /// The run of `seq` over the bound Views with extents ext.
 template <class T, class ExecSpace, class Seq, class... Views>
 auto make_run(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound,
-              const SequenceExtents& ext) {
+              const SequenceExtents& ext, Workspace* workspace = nullptr) {
   const auto p = std::apply([](const auto&... v) { return bound_pointers<T>(v...); }, bound.views);
   if constexpr (Seq::matrix) {
     constexpr bool rows_owned =
         !std::is_same_v<typename MatrixLayoutOf<Seq, Views...>::type, Kokkos::LayoutLeft>;
-    return MatrixRun<ExecSpace, T, Seq, Bindings<Views...>, rows_owned>{{},    space, seq,
-                                                                        bound, p,     ext};
+    return MatrixRun<ExecSpace, T, Seq, Bindings<Views...>, rows_owned>{{}, space, seq,      bound,
+                                                                        p,  ext,   workspace};
   } else {
     return VectorRun<ExecSpace, T, Seq, Bindings<Views...>>{{}, space, seq, bound, p, ext.rows};
   }
@@ -405,7 +413,7 @@ std::vector<Candidate> candidates(const Run& run) {
 template <class T, class ExecSpace, class Seq, class... Views>
 std::pair<Candidate, double> time_candidates(const ExecSpace& space, const Seq& seq,
                                              const Bindings<Views...>& bound,
-                                             const SequenceExtents& ext) {
+                                             const SequenceExtents& ext, Workspace* workspace) {
   const auto scratch = std::apply(
       [&](const auto&... v) {
         return bind(
@@ -418,7 +426,7 @@ std::pair<Candidate, double> time_candidates(const ExecSpace& space, const Seq& 
                    bound.views);
       },
       scratch.views);
-  const auto run = make_run<T>(space, seq, scratch, ext);
+  const auto run = make_run<T>(space, seq, scratch, ext, workspace);
   std::pair<Candidate, double> best{{}, std::numeric_limits<double>::infinity()};
   for (const Candidate& c : candidates<ExecSpace, Seq>(run)) {
     const LaunchShape shape = run.shape(c.team_size, c.per_thread);
@@ -447,9 +455,10 @@ std::pair<Candidate, double> time_candidates(const ExecSpace& space, const Seq& 
 /// scalars: rank-0 Views; one value type; all in memory `space` can access. Throws
 /// std::invalid_argument (before any kernel) for mismatched extents, non-contiguous Views,
 /// written symbols overlapping others, invalid cuts or options. Asynchronous (nothing waits on
-/// the host) unless a tuner times candidates, or a matrix group has partial sums (their
-/// temporary buffer, teams x columns values, is freed before the call returns, which waits for
-/// the device). O(elements x steps) work.
+/// the host) unless a tuner times candidates, or a matrix group has partial sums and
+/// options.workspace is not set or too small (their buffer, teams x columns values, is then
+/// allocated, and freed before the call returns, which waits for the device). O(elements x
+/// steps) work.
 template <class ExecSpace, class... S, class... Views>
 FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindings<Views...>& bound,
                  const FusionOptions& options = {}) {
@@ -459,8 +468,15 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
                 "tessera::fusion: every bound View holds the same value type");
   const char* caller              = "fusion::run";
   const Impl::SequenceExtents ext = Impl::check_bindings<ExecSpace, Seq>(caller, bound);
-  const auto run                  = Impl::make_run<T>(space, seq, bound, ext);
-  const int max_team              = Impl::Tuning<ExecSpace>::fusion_max_team_size;
+  const auto run                  = Impl::make_run<T>(space, seq, bound, ext, options.workspace);
+  // A step alone is invalid only when it sums along the lines into a vector it reads at the
+  // swept index (y = A y with rows owned): other teams write that vector while it is read.
+  Impl::require(run.valid(Impl::unfused_cuts<Seq>()), caller,
+                "the sequence has no valid plan: a row_sum or col_sum step sums within a team's "
+                "lines into a vector that a step reads at the swept index (by_col with "
+                "LayoutRight matrices, by_row with LayoutLeft), which other teams write "
+                "meanwhile; write the result into another vector");
+  const int max_team = Impl::Tuning<ExecSpace>::fusion_max_team_size;
   Impl::require(
       options.team_size >= 0 && options.team_size <= max_team, caller,
       Impl::concat("options.team_size is ", options.team_size, " (expected 0 to ", max_team, ")"));
@@ -488,7 +504,8 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
       found.reset();
     }
     if (!found) {
-      const auto [best, seconds] = Impl::time_candidates<T>(space, seq, bound, ext);
+      const auto [best, seconds] =
+          Impl::time_candidates<T>(space, seq, bound, ext, options.workspace);
       if (!(seconds < std::numeric_limits<double>::infinity())) {
         throw std::length_error(Impl::concat("tessera::", caller, ": no launch shape the tuner ",
                                              "times keeps ", run.key(), " within 2^31 - 1 teams"));

@@ -20,6 +20,7 @@
 #include <tessera/fusion/impl/group_dispatch.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
+#include <tessera/fusion/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -380,34 +381,67 @@ struct MatrixGroupKernel {
   }
 };
 
-/// The partial steps of [A, B) at swept index s: the teams' partial sums added, the outer
-/// expression evaluated and stored (in step order).
-template <class T, class Seq, int A, int B, std::size_t P, bool RowsOwned>
+/// The partial steps of [A, B): the teams' partial sums added, the outer expressions evaluated
+/// and stored (in step order). A team takes `width` consecutive swept indices (its vector
+/// lanes: coalesced reads of the partial sums); its threads add every team_size-th team's sums,
+/// and its first thread adds theirs (team scratch: partial steps x team_size x width values).
+template <class ExecSpace, class T, class Seq, int A, int B, std::size_t P, bool RowsOwned>
 struct MatrixPartialsKernel {
-  using Steps    = MatrixGroupSteps<Seq, RowsOwned, A, B>;
-  using StepList = std::decay_t<decltype(std::declval<Seq>().steps)>;
+  using Member               = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Steps                = MatrixGroupSteps<Seq, RowsOwned, A, B>;
+  using StepList             = std::decay_t<decltype(std::declval<Seq>().steps)>;
+  static constexpr int width = 32;
   StepList steps;
   MatrixEval<T, P, RowsOwned> ev;
   const T* partials;
   std::size_t teams;
 
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int team_size) {
+    return std::size_t(Steps::partials) * std::size_t(team_size) * width * sizeof(T);
+  }
+
+  /// Steps S .. B - 1 at swept index s (lane c of the team's sums).
   template <int S>
-  KOKKOS_INLINE_FUNCTION void finish(std::size_t s) const {
+  KOKKOS_INLINE_FUNCTION void finish(std::size_t s, int c, int team, const T* sums) const {
     if constexpr (S < B) {
       if constexpr (Steps::template is_partial<S>) {
-        const auto& step         = step_at<S>(steps);
-        constexpr int K          = StepTraits<std::decay_t<decltype(step)>>::target;
-        const std::size_t stride = std::size_t(Steps::partials) * ev.ns;
-        const T* first = partials + std::size_t(Steps::template partial_at<S>) * ev.ns + s;
-        T total        = 0;
-        for (std::size_t t = 0; t < teams; ++t)
-          total += first[t * stride];
+        const auto& step = step_at<S>(steps);
+        constexpr int K  = StepTraits<std::decay_t<decltype(step)>>::target;
+        constexpr int q  = Steps::template partial_at<S>;
+        T total          = 0;
+        for (int g = 0; g < team; ++g)
+          total += sums[(q * team + g) * width + c];
         ev.p[K][s] = ev.outer(step.e, s, total);
       }
-      finish<S + 1>(s);
+      finish<S + 1>(s, c, team, sums);
     }
   }
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t s) const { finish<A>(s); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const int team = m.team_size(), g = m.team_rank();
+    const std::size_t s0     = std::size_t(m.league_rank()) * width;
+    T* sums                  = static_cast<T*>(m.team_scratch(0).get_shmem(scratch_bytes(team)));
+    const std::size_t stride = std::size_t(Steps::partials) * ev.ns;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, width), [&](int c) {
+      const std::size_t s = s0 + std::size_t(c);
+      for (int q = 0; q < Steps::partials; ++q) {
+        T total = 0;
+        if (s < ev.ns) {
+          const T* first = partials + std::size_t(q) * ev.ns + s;
+          for (std::size_t t = std::size_t(g); t < teams; t += std::size_t(team))
+            total += first[t * stride];
+        }
+        sums[(q * team + g) * width + c] = total;
+      }
+    });
+    m.team_barrier();
+    if (g == 0) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, width), [&](int c) {
+        const std::size_t s = s0 + std::size_t(c);
+        if (s < ev.ns) finish<A>(s, c, team, sums);
+      });
+    }
+  }
 };
 
 /// The launch of a matrix group over an no x ns matrix (owned x swept extents).
@@ -439,8 +473,9 @@ struct MatrixGroupKernels {
   const Kokkos::Array<T*, P>& p;
   MatrixExtents extents;
   LaunchShape shape;
-  bool only_limit   = false;
-  int team_size_max = std::numeric_limits<int>::max();  // over the groups visited
+  Workspace* workspace = nullptr;  // for the partial sums; none: allocated per launch
+  bool only_limit      = false;
+  int team_size_max    = std::numeric_limits<int>::max();  // over the groups visited
 
   template <int A, int B, int R>
   using Kernel = MatrixGroupKernel<ExecSpace, T, Seq, A, B, P, RowsOwned, R>;
@@ -451,24 +486,39 @@ struct MatrixGroupKernels {
     constexpr int partials = MatrixGroupSteps<Seq, RowsOwned, A, B>::partials;
     const std::size_t league =
         matrix_league(space, extents.owned, R, shape.team_size, partials > 0);
-    const std::size_t bytes = K::scratch_bytes(extents.swept);
-    using Policy            = Kokkos::TeamPolicy<ExecSpace>;
-    const int level         = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
-    Kokkos::View<T*, typename ExecSpace::memory_space> buffer(
-        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::fusion::partials"),
-        partials > 0 ? league * std::size_t(partials) * extents.swept : 0);
+    const std::size_t bytes  = K::scratch_bytes(extents.swept);
+    using Policy             = Kokkos::TeamPolicy<ExecSpace>;
+    const int level          = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
+    using Memory             = typename ExecSpace::memory_space;
+    const std::size_t values = partials > 0 ? league * std::size_t(partials) * extents.swept : 0;
+    Kokkos::View<T*, Memory> owned;  // the partial sums when there is no workspace
+    T* buffer = nullptr;
+    if (values > 0 && workspace) {
+      buffer = static_cast<T*>(workspace->template reserve<Memory>(values * sizeof(T)));
+    } else if (values > 0) {
+      owned = Kokkos::View<T*, Memory>(
+          Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::fusion::partials"),
+          values);
+      buffer = owned.data();
+    }
     const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
     if (league > 0) {
       Policy policy(space, int(league), shape.team_size);
       if (bytes > 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
       Kokkos::parallel_for("tessera::fusion::matrix_group", policy,
-                           K{seq.steps, ev, extents.owned, buffer.data(), level});
+                           K{seq.steps, ev, extents.owned, buffer, level});
     }
     if constexpr (partials > 0) {
-      Kokkos::parallel_for(
-          "tessera::fusion::matrix_partials",
-          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::size_t>>(space, 0, extents.swept),
-          MatrixPartialsKernel<T, Seq, A, B, P, RowsOwned>{seq.steps, ev, buffer.data(), league});
+      using Finish             = MatrixPartialsKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+      const int team           = Tuning<ExecSpace>::fusion_partials_team_size;
+      const int lanes          = Tuning<ExecSpace>::fusion_partials_vector_length;
+      const std::size_t chunks = (extents.swept + Finish::width - 1) / Finish::width;
+      if (chunks > 0) {
+        Policy finish(space, int(chunks), team, lanes);
+        finish.set_scratch_size(0, Kokkos::PerTeam(Finish::scratch_bytes(team)));
+        Kokkos::parallel_for("tessera::fusion::matrix_partials", finish,
+                             Finish{seq.steps, ev, buffer, league});
+      }
     }
   }
 
