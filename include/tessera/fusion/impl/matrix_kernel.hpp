@@ -218,7 +218,7 @@ struct MatrixGroupKernel {
     const std::size_t stride = std::size_t(m.team_size()) * lanes;
     for (std::size_t s0 = std::size_t(m.team_rank()) * lanes; s0 < ev.ns; s0 += stride) {
       for (int l = 0; l < lanes; ++l)
-        if (s0 + l < ev.ns) f(s0 + l, l);
+        if (s0 + l < ev.ns) f(s0 + l);
     }
   }
 
@@ -337,7 +337,7 @@ struct MatrixGroupKernel {
       } else {
         // GPU backends: each thread its elements team_size apart (coalesced), the R lines'
         // elements at once (R loads in flight), their partial terms summed in registers.
-        for_own(m, [&](std::size_t s, int) {
+        for_own(m, [&](std::size_t s) {
           T part[NP][lanes] = {};
           T regs[NR][R];
           for (int r = 0; r < R; ++r) {
@@ -363,7 +363,7 @@ struct MatrixGroupKernel {
     T* team_part = nullptr;
     if constexpr (Steps::partials > 0) {
       team_part = static_cast<T*>(m.team_scratch(scratch_level).get_shmem(scratch_bytes(ev.ns)));
-      for_own(m, [&](std::size_t s, int) {
+      for_own(m, [&](std::size_t s) {
         for (int q = 0; q < Steps::partials; ++q)
           team_part[std::size_t(q) * ev.ns + s] = 0;
       });
@@ -373,7 +373,7 @@ struct MatrixGroupKernel {
       sweep<A>(m, block, team_part);
     if constexpr (Steps::partials > 0) {
       T* out = partials + std::size_t(m.league_rank()) * Steps::partials * ev.ns;
-      for_own(m, [&](std::size_t s, int) {
+      for_own(m, [&](std::size_t s) {
         for (int q = 0; q < Steps::partials; ++q)
           out[std::size_t(q) * ev.ns + s] = team_part[std::size_t(q) * ev.ns + s];
       });

@@ -26,6 +26,17 @@ namespace Impl {
 
 using tessera::Impl::Tuning;
 
+/// The launch shape over n elements (0: the backend's tuning).
+template <class ExecSpace>
+LaunchShape vector_launch_shape(std::size_t n, int team_size, int per_thread) {
+  LaunchShape shape;
+  shape.team_size  = team_size > 0 ? team_size : Tuning<ExecSpace>::fusion_vector_team_size;
+  shape.per_thread = per_thread > 0 ? per_thread : Tuning<ExecSpace>::fusion_vector_per_thread;
+  const std::size_t chunk = std::size_t(shape.team_size) * std::size_t(shape.per_thread);
+  shape.league            = (n + chunk - 1) / chunk;
+  return shape;
+}
+
 /// The kernel of steps [A, B) of a sequence with step list L; P: pointers to the bound Views'
 /// data (symbol K at p[K]).
 template <class ExecSpace, class T, int A, int B, std::size_t P, class L>
