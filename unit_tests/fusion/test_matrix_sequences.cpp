@@ -368,6 +368,15 @@ TEST(FusionMatrixPlans, TheOwnedAxisDecidesWhichSequencesReadTheMatrixOnce) {
   // Charged for reading A again in the second sweep (GPU backends), the model cuts ATAX.
   EXPECT_GT((*Impl::plan_bytes<Atax, true>(0, 1000, 1000, 4, 0, 1.25)),
             (*Impl::plan_bytes<Atax, true>(1, 1000, 1000, 4, 0, 1.25)));
+  // As tiles, each of its steps reads A once and has its sums added by a second launch; fused,
+  // it sweeps lines (y reads tmp), whether tiles are asked for or not.
+  EXPECT_EQ((*Impl::plan_bytes<Atax, true>(1, 10, 20, 4, 1000, 1.25, true)),
+            4.0 * (200 + 20 + 10) + 2000 + 4.0 * (200 + 10 + 20) + 2000);
+  EXPECT_EQ((*Impl::plan_bytes<Atax, true>(0, 10, 20, 4, 1000, 1.25, true)),
+            (*Impl::plan_bytes<Atax, true>(0, 10, 20, 4, 1000, 1.25, false)));
+  // BiCGK as tiles with columns owned too: one read of A, either layout.
+  EXPECT_EQ((*Impl::plan_bytes<Bicgk, false>(0, 10, 20, 4, 0, 1.25, true)),
+            4.0 * (200 + 20 + 10 + 10 + 20));
   const Kokkos::DefaultHostExecutionSpace host;
   Kokkos::View<double**, Right, Kokkos::HostSpace> A("A", 10, 20);
   Kokkos::View<double**, Left, Kokkos::HostSpace> AL("AL", 10, 20);
@@ -423,28 +432,45 @@ TEST(FusionMatrixPlans, BadArgumentsAreRejectedBeforeAnyKernel) {
   expect_rejected<std::invalid_argument>(
       [&] { fusion::sgemv(Host{}, 1.0, A, x4, 1.0, out, out); },
       {"symbol 3 (written) shares memory with symbol 2", "may not share memory"});
-  // y = A y with rows owned: each team would sum its rows into y while other teams read all
-  // of y. No plan is valid, so every choice is rejected (the same step with LayoutLeft
-  // matrices, where the sums are partial and written after the kernel, is fine).
+  // y = A y with rows owned, teams sweeping whole lines: each team would sum its rows into y
+  // while other teams read all of y. No plan is valid, so every choice is rejected; as tiles
+  // (y written after the kernel) and with LayoutLeft matrices (the sums partial, written after
+  // the kernel) the step is fine.
   {
     constexpr fusion::Mat<0> a;
     constexpr fusion::Vec<1> y;
     const auto in_place =
         fusion::sequence(fusion::assign(y, fusion::row_sum(a * fusion::by_col(y))));
+    using InPlace = std::decay_t<decltype(in_place)>;
+    EXPECT_TRUE((fusion::candidate_plans<InPlace, Kokkos::LayoutRight>(false).empty()));
+    EXPECT_EQ((fusion::candidate_plans<InPlace, Kokkos::LayoutRight>(true)),
+              (std::vector<std::uint32_t>{0}));
     Matrix square("square", 6, 6);
     Kokkos::deep_copy(square, 1.0);
-    fusion::FusionOptions unfused;
-    unfused.choice = fusion::PlanChoice::unfused;
-    for (const auto& options : {fusion::FusionOptions{}, unfused}) {
+    fusion::FusionOptions lines, unfused_lines;
+    lines.per_thread         = 4;
+    unfused_lines.per_thread = 4;
+    unfused_lines.choice     = fusion::PlanChoice::unfused;
+    for (const auto& options : {lines, unfused_lines}) {
       expect_rejected<std::invalid_argument>(
           [&] { fusion::run(Host{}, in_place, fusion::bind(square, y6), options); },
-          {"tessera::fusion::run", "no valid plan", "by_col with LayoutRight"});
+          {"tessera::fusion::run", "no valid plan with 4 lines", "by_col with LayoutRight",
+           "as tiles"});
     }
     Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> left("left", 6, 6);
     Kokkos::deep_copy(left, 1.0);
     Kokkos::deep_copy(y6, 2.0);
-    fusion::run(Host{}, in_place, fusion::bind(left, y6));
+    fusion::run(Host{}, in_place, fusion::bind(left, y6), lines);
     EXPECT_EQ(y6(5), 12.0);
+    for (int i = 0; i < 6; ++i)
+      square(i, i) = 2.0;  // y_i = sum_j y_j + y_i
+    fusion::FusionOptions tiles;
+    tiles.per_thread = fusion::tile_lines;
+    const fusion::FusionReport report =
+        fusion::run(Host{}, in_place, fusion::bind(square, y6), tiles);
+    EXPECT_EQ(report.kernels, 2);  // the tiles, then the sums added into y
+    for (int i = 0; i < 6; ++i)
+      ASSERT_EQ(y6(i), 84.0) << "y(" << i << ")";
   }
   fusion::FusionOptions bad;
   bad.cuts = 0;  // SGEMVT with rows owned: w = A x would read x before every team summed it
@@ -456,7 +482,7 @@ TEST(FusionMatrixPlans, BadArgumentsAreRejectedBeforeAnyKernel) {
   bad.per_thread = 3;
   expect_rejected<std::invalid_argument>(
       [&] { fusion::sgemv(Host{}, 1.0, A, x4, 1.0, y6, out, bad); },
-      {"options.per_thread is 3", "1, 4, 16 or 32"});
+      {"options.per_thread is 3", "0, 1, 4, 16, 32, or at least fusion::tile_lines"});
   for (int i = 0; i < 6; ++i)
     ASSERT_EQ(out(i), 2.0) << "out(" << i << ") was written";
 }

@@ -26,6 +26,13 @@
 //     teams write it meanwhile);
 //   - a partial step's outer expression (evaluated after the kernel) reads a vector that a later
 //     step of the group writes.
+// A group can also run as tiles (impl/matrix_tile_kernel.hpp): a team owns a tile of lines x a
+// band of the swept axis and every nested sum of the group is partial, its result written after
+// the kernel by a second launch. Such a group is valid unless
+//   - a step reads or writes the target of an earlier nested sum of the group;
+//   - a nested sum's outer expression reads a vector that a later step of the group writes.
+// Every single step is valid as tiles (y = A y included: y is read during the kernel and written
+// after it). A tile group reads each matrix once; the model counts no re-reads for it.
 #pragma once
 
 #include <tessera/fusion/step.hpp>
@@ -148,6 +155,38 @@ constexpr MatrixGroup matrix_group(int a, int b) {
   return g;
 }
 
+/// The matrices steps [a, b) of a sequence read before writing them (bit K: Mat<K>).
+template <class... S>
+constexpr std::uint64_t group_matrix_loads(const Sequence<S...>*, int a, int b) {
+  // Local copies of the steps' traits: nvcc's front end misreads SequenceTraits' arrays here.
+  const std::uint64_t reads[]  = {StepTraits<S>::reads_matrices...};
+  const std::uint64_t writes[] = {StepTraits<S>::writes_matrices...};
+  std::uint64_t loads = 0, stores = 0;
+  for (int s = a; s < b; ++s) {
+    loads |= reads[s] & ~stores;
+    stores |= writes[s];
+  }
+  return loads;
+}
+
+/// Whether steps [a, b) of a matrix sequence are valid as tiles (see the file comment).
+template <class Seq>
+constexpr bool tile_group(int a, int b) {
+  using Tr           = SequenceTraits<Seq>;
+  std::uint64_t sums = 0;  // targets of the group's nested sums so far
+  for (int s = a; s < b; ++s) {
+    if ((Tr::reads_vectors[s] | Tr::writes_vectors[s]) & sums) return false;
+    if (Tr::kinds[s] == StepKind::row_sum || Tr::kinds[s] == StepKind::col_sum) {
+      std::uint64_t later = 0;
+      for (int t = s + 1; t < b; ++t)
+        later |= Tr::writes_vectors[t];
+      if (Tr::outer_vectors[s] & later) return false;
+      sums |= Tr::writes_vectors[s];
+    }
+  }
+  return true;
+}
+
 /// Steps [a, b) as one kernel: whether that is valid, the vectors it loads and stores.
 struct Group {
   bool valid;
@@ -194,24 +233,28 @@ constexpr std::uint32_t unfused_cuts() {
 
 /// The bytes the plan `cuts` moves, plus launch_bytes per kernel, over vectors of n elements of
 /// scalar_bytes each (a vector sequence) or over an m x n matrix (a matrix sequence whose teams
-/// own rows, RowsOwned, or columns; a matrix read again in a later sweep counts reread_share of
-/// its bytes); nothing when one of its groups is invalid.
+/// own rows, RowsOwned, or columns; with tiles, the groups valid as tiles run as tiles, the
+/// others sweep whole lines; a matrix read again in a later sweep counts reread_share of its
+/// bytes); nothing when one of its groups is invalid.
 template <class Seq, bool RowsOwned = true>
 std::optional<double> plan_bytes(std::uint32_t cuts, std::size_t m, std::size_t n,
                                  std::size_t scalar_bytes, double launch_bytes,
-                                 double reread_share = 0) {
+                                 double reread_share = 0, bool tiles = false) {
   bool valid      = true;
   double bytes    = 0;
   const double sb = double(scalar_bytes);
   for_each_group(Seq::size, cuts, [&](int a, int b) {
     if constexpr (Seq::matrix) {
       const MatrixGroup g = matrix_group<Seq, RowsOwned>(a, b);
-      valid               = valid && g.valid;
+      const bool tiled    = tiles && tile_group<Seq>(a, b);
+      valid               = valid && (tiled || g.valid);
+      const int rereads   = tiled ? 0 : g.rereads;
+      const bool second   = tiled ? popcount(g.row_stores | g.col_stores) > 0 : g.partial_steps > 0;
       bytes += sb * (double(m) * double(n) *
-                         (popcount(g.matrix_loads | g.matrix_stores) + reread_share * g.rereads) +
+                         (popcount(g.matrix_loads | g.matrix_stores) + reread_share * rereads) +
                      double(m) * (popcount(g.row_loads) + popcount(g.row_stores)) +
                      double(n) * (popcount(g.col_loads) + popcount(g.col_stores))) +
-               launch_bytes * (g.partial_steps > 0 ? 2 : 1);
+               launch_bytes * (second ? 2 : 1);
     } else {
       const Group g = group<Seq>(a, b);
       valid         = valid && g.valid;
@@ -222,24 +265,30 @@ std::optional<double> plan_bytes(std::uint32_t cuts, std::size_t m, std::size_t 
   return bytes;
 }
 
-/// Whether every group of the plan `cuts` is valid.
+/// Whether every group of the plan `cuts` is valid (tiles: see plan_bytes).
 template <class Seq, bool RowsOwned = true>
-bool plan_valid(std::uint32_t cuts) {
-  return plan_bytes<Seq, RowsOwned>(cuts, 1, 1, 1, 0).has_value();
+bool plan_valid(std::uint32_t cuts, bool tiles = false) {
+  return plan_bytes<Seq, RowsOwned>(cuts, 1, 1, 1, 0, 0, tiles).has_value();
 }
 
 }  // namespace Impl
 
+/// The fewest lines per team (a matrix launch shape's per_thread) that make a matrix group run as
+/// tiles of that many lines by a band of the swept axis, when it is valid as tiles (fewer: its
+/// teams sweep whole lines, per_thread at a time).
+inline constexpr int tile_lines = 64;
+
 /// The valid plans of a sequence type (their cuts), in increasing order of the cuts (the fully
 /// fused plan, if valid, first; the unfused plan, valid unless the sequence has no valid plan,
-/// last). Layout: that of a matrix
-/// sequence's matrices (which axis the teams own).
+/// last). Layout: that of a matrix sequence's matrices (which axis the teams own); tiles:
+/// whether a matrix sequence's groups may run as tiles (a launch shape of at least
+/// fusion::tile_lines lines per team), or all sweep whole lines.
 template <class Seq, class Layout = Kokkos::LayoutRight>
-std::vector<std::uint32_t> candidate_plans() {
+std::vector<std::uint32_t> candidate_plans(bool tiles = true) {
   std::vector<std::uint32_t> plans;
   constexpr bool rows_owned = !std::is_same_v<Layout, Kokkos::LayoutLeft>;
   for (std::uint32_t cuts = 0; cuts <= Impl::unfused_cuts<Seq>(); ++cuts) {
-    if (Impl::plan_valid<Seq, rows_owned>(cuts)) plans.push_back(cuts);
+    if (Impl::plan_valid<Seq, rows_owned>(cuts, tiles)) plans.push_back(cuts);
   }
   return plans;
 }

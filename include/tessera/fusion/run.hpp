@@ -8,13 +8,14 @@
 //
 // The plan (plan.hpp) is the one the model prefers, the unfused one, one given by its cuts, or
 // the tuner's pick. Vector sequences run in impl/vector_kernel.hpp's kernels, matrix sequences
-// in impl/matrix_kernel.hpp's.
+// in impl/matrix_kernel.hpp's (teams sweeping whole lines) or impl/matrix_tile_kernel.hpp's
+// (tiles), as impl/matrix_launch.hpp chooses.
 #pragma once
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/memory_overlap.hpp>
 #include <tessera/core/tiling.hpp>
-#include <tessera/fusion/impl/matrix_kernel.hpp>
+#include <tessera/fusion/impl/matrix_launch.hpp>
 #include <tessera/fusion/impl/vector_kernel.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
@@ -66,8 +67,10 @@ struct FusionOptions {
   PlanChoice choice = PlanChoice::model;
   /// A plan given by its cuts (bit s: a kernel boundary after step s); overrides choice.
   std::optional<std::uint32_t> cuts;
-  /// Threads per team, and elements per thread (vector sequences) or matrix lines a team takes
-  /// at a time (matrix sequences: 1, 4, 16 or 32); 0: Tuning<ExecSpace>'s.
+  /// Threads per team, and elements per thread (vector sequences) or matrix lines per team
+  /// (matrix sequences: 1, 4, 16 or 32 lines a team sweeps at a time, or tiles of at least
+  /// fusion::tile_lines lines for the groups valid as tiles, the others then sweeping
+  /// Tuning<ExecSpace>::fusion_matrix_rows lines at a time); 0: Tuning<ExecSpace>'s.
   int team_size  = 0;
   int per_thread = 0;
   /// When set (and no cuts are given): the plan and launch shape the tuner found fastest for
@@ -272,7 +275,7 @@ struct PlanLauncher {
     int count      = 0;
     for_each_group(Seq::size, cuts, [&](int a, int b) {
       visit_group<Seq::size>(a, b, k);
-      count += Run::launches(a, b);
+      count += Run::launches(a, b, s.per_thread);
     });
     return count;
   }
@@ -288,8 +291,8 @@ struct VectorRun : PlanLauncher<VectorRun<ExecSpace, T, Seq, Bound>, Seq> {
   Kokkos::Array<T*, N> p;
   std::size_t n;
 
-  bool valid(std::uint32_t cuts) const { return plan_valid<Seq>(cuts); }
-  double bytes(std::uint32_t cuts, double launch) const {
+  bool valid(std::uint32_t cuts, int) const { return plan_valid<Seq>(cuts); }
+  double bytes(std::uint32_t cuts, int, double launch) const {
     return *plan_bytes<Seq>(cuts, n, n, sizeof(T), launch);
   }
   static const char* shape_rule() { return "elements per thread >= 0"; }
@@ -307,7 +310,7 @@ struct VectorRun : PlanLauncher<VectorRun<ExecSpace, T, Seq, Bound>, Seq> {
                                                    n,     shape,     only_limit};
   }
   /// Kernels launched for group [a, b).
-  static int launches(int, int) { return 1; }
+  static int launches(int, int, int) { return 1; }
 };
 
 /// A matrix sequence run over the bound Views, its teams owning rows (RowsOwned) or columns.
@@ -321,21 +324,36 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
   SequenceExtents ext;
   Workspace* workspace;
 
-  bool valid(std::uint32_t cuts) const { return plan_valid<Seq, RowsOwned>(cuts); }
-  double bytes(std::uint32_t cuts, double launch) const {
-    return *plan_bytes<Seq, RowsOwned>(cuts, ext.rows, ext.cols, sizeof(T), launch,
-                                       Tuning<ExecSpace>::fusion_reread_share);
+  /// Whether a launch shape of `per` lines per team (0: the default) runs tile groups as tiles.
+  static bool tiles(int per) {
+    return (per > 0 ? per : Tuning<ExecSpace>::fusion_matrix_lines) >= tile_lines;
   }
-  static const char* shape_rule() { return "matrix lines per team iteration 0, 1, 4, 16 or 32"; }
-  static bool per_thread_ok(int per) { return per == 0 || matrix_rows_supported(per); }
+  bool valid(std::uint32_t cuts, int per) const {
+    return plan_valid<Seq, RowsOwned>(cuts, tiles(per));
+  }
+  double bytes(std::uint32_t cuts, int per, double launch) const {
+    return *plan_bytes<Seq, RowsOwned>(cuts, ext.rows, ext.cols, sizeof(T), launch,
+                                       Tuning<ExecSpace>::fusion_reread_share, tiles(per));
+  }
+  static const char* shape_rule() {
+    return "matrix lines per team 0, 1, 4, 16, 32, or at least fusion::tile_lines (tiles)";
+  }
+  static bool per_thread_ok(int per) {
+    return per == 0 || matrix_rows_supported(per) || per >= tile_lines;
+  }
   MatrixExtents extents() const {
     return RowsOwned ? MatrixExtents{ext.rows, ext.cols} : MatrixExtents{ext.cols, ext.rows};
   }
   LaunchShape shape(int team, int per) const {
     LaunchShape s;
     s.team_size  = team > 0 ? team : Tuning<ExecSpace>::fusion_matrix_team_size;
-    s.per_thread = per > 0 ? per : Tuning<ExecSpace>::fusion_matrix_rows;
+    s.per_thread = per > 0 ? per : Tuning<ExecSpace>::fusion_matrix_lines;
     s.league     = (extents().owned + std::size_t(s.per_thread) - 1) / std::size_t(s.per_thread);
+    if (tiles(s.per_thread)) {  // tiles: one team per tile
+      constexpr std::size_t width = std::size_t(Tuning<ExecSpace>::fusion_tile_vector_length) *
+                                    Tuning<ExecSpace>::fusion_tile_elements;
+      s.league *= (extents().swept + width - 1) / width;
+    }
     return s;
   }
   std::string key() const {
@@ -348,9 +366,12 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
     return MatrixGroupKernels<ExecSpace, T, Seq, N, RowsOwned>{
         space, seq, p, extents(), shape, workspace, only_limit};
   }
-  /// Kernels launched for group [a, b): the partial sums take a second one.
-  static int launches(int a, int b) {
-    return matrix_group<Seq, RowsOwned>(a, b).partial_steps > 0 ? 2 : 1;
+  /// Kernels launched for group [a, b) with `per` lines per team: the sums completed after the
+  /// main kernel take a second one.
+  static int launches(int a, int b, int per) {
+    const MatrixGroup g = matrix_group<Seq, RowsOwned>(a, b);
+    if (tiles(per) && tile_group<Seq>(a, b)) return (g.row_stores | g.col_stores) != 0 ? 2 : 1;
+    return g.partial_steps > 0 ? 2 : 1;
   }
 };
 
@@ -373,9 +394,9 @@ auto make_run(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& 
 /// limit and a launch shape whose teams fit in an int.
 template <class ExecSpace, class Seq, class Run>
 bool allowed(const Run& run, const Candidate& c) {
-  return (c.cuts & ~unfused_cuts<Seq>()) == 0 && run.valid(c.cuts) && c.team_size >= 1 &&
-         c.team_size <= Tuning<ExecSpace>::fusion_max_team_size && c.per_thread >= 1 &&
-         run.per_thread_ok(c.per_thread) &&
+  return (c.cuts & ~unfused_cuts<Seq>()) == 0 && run.valid(c.cuts, c.per_thread) &&
+         c.team_size >= 1 && c.team_size <= Tuning<ExecSpace>::fusion_max_team_size &&
+         c.per_thread >= 1 && run.per_thread_ok(c.per_thread) &&
          run.shape(c.team_size, c.per_thread).league <=
              std::size_t(std::numeric_limits<int>::max());
 }
@@ -394,8 +415,8 @@ template <class ExecSpace, class Seq, class Run>
 std::vector<Candidate> candidates(const Run& run) {
   std::vector<Candidate> list;
   for (std::uint32_t cuts = 0; cuts <= unfused_cuts<Seq>(); ++cuts) {
-    if (!run.valid(cuts)) continue;
     for (int per : run.tune_per_thread()) {
+      if (!run.valid(cuts, per)) continue;
       const int team_max = run.team_size_max(cuts, per);
       for (int team : run.tune_team_sizes()) {
         if (team <= team_max &&
@@ -469,14 +490,7 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   const char* caller              = "fusion::run";
   const Impl::SequenceExtents ext = Impl::check_bindings<ExecSpace, Seq>(caller, bound);
   const auto run                  = Impl::make_run<T>(space, seq, bound, ext, options.workspace);
-  // A step alone is invalid only when it sums along the lines into a vector it reads at the
-  // swept index (y = A y with rows owned): other teams write that vector while it is read.
-  Impl::require(run.valid(Impl::unfused_cuts<Seq>()), caller,
-                "the sequence has no valid plan: a row_sum or col_sum step sums within a team's "
-                "lines into a vector that a step reads at the swept index (by_col with "
-                "LayoutRight matrices, by_row with LayoutLeft), which other teams write "
-                "meanwhile; write the result into another vector");
-  const int max_team = Impl::Tuning<ExecSpace>::fusion_max_team_size;
+  const int max_team              = Impl::Tuning<ExecSpace>::fusion_max_team_size;
   Impl::require(
       options.team_size >= 0 && options.team_size <= max_team, caller,
       Impl::concat("options.team_size is ", options.team_size, " (expected 0 to ", max_team, ")"));
@@ -485,13 +499,23 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
                              run.shape_rule(), ")"));
   Impl::LaunchShape shape = run.shape(options.team_size, options.per_thread);
   Impl::require_int_extent(caller, "the number of teams", shape.league);
+  // A step alone is invalid only when its teams sweep whole lines and it sums along them into a
+  // vector it reads at the swept index (y = A y with rows owned): other teams write that vector
+  // while it is read. As tiles, every step is valid.
+  Impl::require(run.valid(Impl::unfused_cuts<Seq>(), shape.per_thread), caller,
+                Impl::concat("the sequence has no valid plan with ", shape.per_thread,
+                             " lines per team: a row_sum or col_sum step sums within a team's "
+                             "lines into a vector that a step reads at the swept index (by_col "
+                             "with LayoutRight matrices, by_row with LayoutLeft), which other "
+                             "teams write meanwhile; run it as tiles (options.per_thread at "
+                             "least fusion::tile_lines)"));
   const double launch = Impl::Tuning<ExecSpace>::fusion_launch_bytes;
 
   FusionReport report;
   if (options.cuts) {
     Impl::require((*options.cuts & ~Impl::unfused_cuts<Seq>()) == 0, caller,
                   Impl::concat("options.cuts ", *options.cuts, " cuts after the last step"));
-    Impl::require(run.valid(*options.cuts), caller,
+    Impl::require(run.valid(*options.cuts, shape.per_thread), caller,
                   Impl::concat("options.cuts ", *options.cuts,
                                " groups steps the fusion rules keep apart (plan.hpp)"));
     report.cuts = *options.cuts;
@@ -520,8 +544,8 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   } else {
     double best = std::numeric_limits<double>::infinity();
     for (std::uint32_t cuts = 0; cuts <= Impl::unfused_cuts<Seq>(); ++cuts) {
-      if (!run.valid(cuts)) continue;
-      const double bytes = run.bytes(cuts, launch);
+      if (!run.valid(cuts, shape.per_thread)) continue;
+      const double bytes = run.bytes(cuts, shape.per_thread, launch);
       if (bytes < best) {
         best        = bytes;
         report.cuts = cuts;
@@ -535,7 +559,7 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   Impl::require(shape.team_size <= team_max, caller,
                 Impl::concat("team size ", shape.team_size, " exceeds the ", team_max,
                              " threads the plan's kernels can run with on this device"));
-  report.model_bytes = run.bytes(report.cuts, launch);
+  report.model_bytes = run.bytes(report.cuts, shape.per_thread, launch);
   report.team_size   = shape.team_size;
   report.per_thread  = shape.per_thread;
   report.kernels     = run.launch(report.cuts, shape);

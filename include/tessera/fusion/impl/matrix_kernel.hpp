@@ -13,20 +13,18 @@
 // A sweep ends before a step that reads the result of a complete step of the same sweep; the
 // next sweep reads the matrices again (from cache). After the main kernel, one more launch adds
 // the teams' partial sums at each s and evaluates the partial steps' outer expressions.
+// matrix_launch.hpp launches these kernels, or matrix_tile_kernel.hpp's.
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/tiling.hpp>
-#include <tessera/fusion/impl/group_dispatch.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
-#include <tessera/fusion/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -190,6 +188,44 @@ struct MatrixEval {
   }
 };
 
+/// Steps S .. S1 - 1 of a step list at matrix element (o, s): a matrix map's value goes to
+/// regs[K RS] (matrix K; W: the matrices held there, read from registers), a nested sum's term
+/// to add(integral_constant<int, step>, term).
+template <int S, int S1, std::uint64_t W, int RS, class StepList, class T, std::size_t P,
+          bool RowsOwned, class Add>
+KOKKOS_INLINE_FUNCTION void matrix_element(const StepList& steps,
+                                           const MatrixEval<T, P, RowsOwned>& ev, std::size_t o,
+                                           std::size_t s, T* regs, const Add& add) {
+  if constexpr (S < S1) {
+    const auto& step = step_at<S>(steps);
+    using Traits     = StepTraits<std::decay_t<decltype(step)>>;
+    if constexpr (Traits::kind == StepKind::matrix_map) {
+      regs[Traits::target * RS] = ev.template at2<W, RS>(step.e, o, s, regs);
+      matrix_element<S + 1, S1, W | Traits::writes_matrices, RS>(steps, ev, o, s, regs, add);
+    } else {
+      add(std::integral_constant<int, S>{}, ev.template at2<W, RS>(nested_sum(step.e), o, s, regs));
+      matrix_element<S + 1, S1, W, RS>(steps, ev, o, s, regs, add);
+    }
+  }
+}
+
+/// Stores element (o, s) of the matrices written by steps S .. S1 - 1 of a step list (M: those
+/// not stored yet) from registers RS apart (matrix K at regs[K RS]).
+template <int S, int S1, int RS, std::uint64_t M = 0, class StepList, class T, std::size_t P,
+          bool RowsOwned>
+KOKKOS_INLINE_FUNCTION void store_matrices(const StepList& steps,
+                                           const MatrixEval<T, P, RowsOwned>& ev, std::size_t o,
+                                           std::size_t s, const T* regs) {
+  if constexpr (S < S1) {
+    using Traits    = StepTraits<std::decay_t<decltype(step_at<S>(steps))>>;
+    constexpr int K = Traits::target;
+    if constexpr (Traits::kind == StepKind::matrix_map && ((M >> K) & 1u) == 0) {
+      ev.p[K][o * ev.ns + s] = regs[K * RS];
+    }
+    store_matrices<S + 1, S1, RS, M | Traits::writes_matrices>(steps, ev, o, s, regs);
+  }
+}
+
 /// The main kernel of steps [A, B) of matrix sequence Seq (see the file comment); R owned lines
 /// at a time. partials: the teams' partial sums, [league][partial steps][ns].
 template <class ExecSpace, class T, class Seq, int A, int B, std::size_t P, bool RowsOwned, int R>
@@ -241,36 +277,14 @@ struct MatrixGroupKernel {
   template <int S, int S1, std::uint64_t W, int RS>
   KOKKOS_INLINE_FUNCTION void element(std::size_t o, std::size_t s, int r, T* regs, T* acc,
                                       T* part) const {
-    if constexpr (S < S1) {
-      const auto& step = step_at<S>(steps);
-      using Traits     = StepTraits<std::decay_t<decltype(step)>>;
-      if constexpr (Traits::kind == StepKind::matrix_map) {
-        regs[Traits::target * RS] = ev.template at2<W, RS>(step.e, o, s, regs);
-        element<S + 1, S1, W | Traits::writes_matrices, RS>(o, s, r, regs, acc, part);
+    matrix_element<S, S1, W, RS>(steps, ev, o, s, regs, [&](auto step, T term) {
+      constexpr int S_ = decltype(step)::value;
+      if constexpr (Steps::template is_complete<S_>) {
+        acc[(Steps::template complete_at<S_> * R + r) * lanes] += term;
       } else {
-        const T term = ev.template at2<W, RS>(nested_sum(step.e), o, s, regs);
-        if constexpr (Steps::template is_complete<S>) {
-          acc[(Steps::template complete_at<S> * R + r) * lanes] += term;
-        } else {
-          part[Steps::template partial_at<S> * lanes] += term;
-        }
-        element<S + 1, S1, W, RS>(o, s, r, regs, acc, part);
+        part[Steps::template partial_at<S_> * lanes] += term;
       }
-    }
-  }
-
-  /// Stores element (o, s) of the matrices written by steps S .. S1 - 1 (M: those not stored
-  /// yet) from registers RS apart.
-  template <int S, int S1, int RS, std::uint64_t M = 0>
-  KOKKOS_INLINE_FUNCTION void store_matrices(std::size_t o, std::size_t s, const T* regs) const {
-    if constexpr (S < S1) {
-      using Traits    = StepTraits<std::decay_t<decltype(step_at<S>(steps))>>;
-      constexpr int K = Traits::target;
-      if constexpr (Traits::kind == StepKind::matrix_map && ((M >> K) & 1u) == 0) {
-        ev.p[K][o * ev.ns + s] = regs[K * RS];
-      }
-      store_matrices<S + 1, S1, RS, M | Traits::writes_matrices>(o, s, regs);
-    }
+    });
   }
 
   /// The complete steps of [S, S1): reduce each owned line's sum over the team, then store the
@@ -321,7 +335,7 @@ struct MatrixGroupKernel {
               element<S, S1, 0, lanes>(block + r, s0 + l, r, &regs[0][l], &acc[0][0][l],
                                        &part[0][l]);
             for (int l = 0; l < lanes; ++l)
-              store_matrices<S, S1, lanes>(block + r, s0 + l, &regs[0][l]);
+              store_matrices<S, S1, lanes>(steps, ev, block + r, s0 + l, &regs[0][l]);
           }
           add_partials(team_part, s0, part);
         }
@@ -330,7 +344,7 @@ struct MatrixGroupKernel {
           for (int r = 0; r < lines; ++r) {
             T regs[NR][lanes];
             element<S, S1, 0, lanes>(block + r, s0, r, &regs[0][0], &acc[0][0][0], &part[0][0]);
-            store_matrices<S, S1, lanes>(block + r, s0, &regs[0][0]);
+            store_matrices<S, S1, lanes>(steps, ev, block + r, s0, &regs[0][0]);
           }
           add_partials<1>(team_part, s0, part);
         }
@@ -346,7 +360,7 @@ struct MatrixGroupKernel {
           }
           for (int r = 0; r < R; ++r) {
             const std::size_t o = block + std::size_t(r);
-            if (o < no) store_matrices<S, S1, R>(o, s, &regs[0][r]);
+            if (o < no) store_matrices<S, S1, R>(steps, ev, o, s, &regs[0][r]);
           }
           add_partials<1>(team_part, s, part);
         });
@@ -443,128 +457,6 @@ struct MatrixPartialsKernel {
     }
   }
 };
-
-/// The launch of a matrix group over an no x ns matrix (owned x swept extents).
-struct MatrixExtents {
-  std::size_t owned, swept;
-};
-
-/// The number of teams of a matrix group's launch: one per block of R owned lines, at most
-/// a share of the teams the device holds at once when the group has partial sums (each team
-/// then adds ns partial sums per partial step).
-template <class ExecSpace>
-std::size_t matrix_league(const ExecSpace& space, std::size_t owned, int rows, int team_size,
-                          bool partial) {
-  const std::size_t blocks = (owned + std::size_t(rows) - 1) / std::size_t(rows);
-  if (!partial) return blocks;
-  const double resident = double(space.concurrency()) / double(team_size);
-  const auto cap =
-      std::size_t(resident * Tuning<ExecSpace>::fusion_partial_team_share) + std::size_t(1);
-  return blocks < cap ? blocks : cap;
-}
-
-/// The kernels of the groups of one matrix sequence run, a visitor of visit_group: launches each
-/// group visited (asynchronous), or, with only_limit, finds the largest team size they all run
-/// with.
-template <class ExecSpace, class T, class Seq, std::size_t P, bool RowsOwned>
-struct MatrixGroupKernels {
-  const ExecSpace& space;
-  const Seq& seq;
-  const Kokkos::Array<T*, P>& p;
-  MatrixExtents extents;
-  LaunchShape shape;
-  Workspace* workspace = nullptr;  // for the partial sums; none: allocated per launch
-  bool only_limit      = false;
-  int team_size_max    = std::numeric_limits<int>::max();  // over the groups visited
-
-  template <int A, int B, int R>
-  using Kernel = MatrixGroupKernel<ExecSpace, T, Seq, A, B, P, RowsOwned, R>;
-
-  template <int A, int B, int R>
-  void launch() const {
-    using K                = Kernel<A, B, R>;
-    constexpr int partials = MatrixGroupSteps<Seq, RowsOwned, A, B>::partials;
-    const std::size_t league =
-        matrix_league(space, extents.owned, R, shape.team_size, partials > 0);
-    const std::size_t bytes  = K::scratch_bytes(extents.swept);
-    using Policy             = Kokkos::TeamPolicy<ExecSpace>;
-    const int level          = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
-    using Memory             = typename ExecSpace::memory_space;
-    const std::size_t values = partials > 0 ? league * std::size_t(partials) * extents.swept : 0;
-    Kokkos::View<T*, Memory> owned;  // the partial sums when there is no workspace
-    T* buffer = nullptr;
-    if (values > 0 && workspace) {
-      buffer = static_cast<T*>(workspace->template reserve<Memory>(values * sizeof(T)));
-    } else if (values > 0) {
-      owned = Kokkos::View<T*, Memory>(
-          Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::fusion::partials"),
-          values);
-      buffer = owned.data();
-    }
-    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
-    if (league > 0) {
-      Policy policy(space, int(league), shape.team_size);
-      if (bytes > 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
-      Kokkos::parallel_for("tessera::fusion::matrix_group", policy,
-                           K{seq.steps, ev, extents.owned, buffer, level});
-    }
-    if constexpr (partials > 0) {
-      using Finish             = MatrixPartialsKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
-      const int team           = Tuning<ExecSpace>::fusion_partials_team_size;
-      const int lanes          = Tuning<ExecSpace>::fusion_partials_vector_length;
-      const std::size_t chunks = (extents.swept + Finish::width - 1) / Finish::width;
-      if (chunks > 0) {
-        Policy finish(space, int(chunks), team, lanes);
-        finish.set_scratch_size(0, Kokkos::PerTeam(Finish::scratch_bytes(team)));
-        Kokkos::parallel_for("tessera::fusion::matrix_partials", finish,
-                             Finish{seq.steps, ev, buffer, league});
-      }
-    }
-  }
-
-  template <int A, int B, int R>
-  void limit() {
-    using Policy = Kokkos::TeamPolicy<ExecSpace>;
-    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
-    const int limit = Policy(space, 1, 1)
-                          .team_size_max(Kernel<A, B, R>{seq.steps, ev, extents.owned, nullptr, 0},
-                                         Kokkos::ParallelForTag{});
-    team_size_max = limit < team_size_max ? limit : team_size_max;
-  }
-
-  template <int A, int B, int R>
-  void visit_rows() {
-    if (only_limit) {
-      limit<A, B, R>();
-    } else {
-      launch<A, B, R>();
-    }
-  }
-
-  template <int A, int B>
-  void visit() {
-    switch (shape.per_thread) {
-      case 1:
-        visit_rows<A, B, 1>();
-        break;
-      case 4:
-        visit_rows<A, B, 4>();
-        break;
-      case 16:
-        visit_rows<A, B, 16>();
-        break;
-      default:
-        visit_rows<A, B, 32>();
-        break;
-    }
-  }
-};
-
-/// Whether rows is a number of owned lines per team iteration the matrix kernels are compiled
-/// for.
-constexpr bool matrix_rows_supported(int rows) {
-  return rows == 1 || rows == 4 || rows == 16 || rows == 32;
-}
 
 }  // namespace Impl
 }  // namespace fusion

@@ -1,0 +1,216 @@
+// The launch of a matrix group's kernels: its tiles (matrix_tile_kernel.hpp) when the launch
+// shape asks for tiles (at least fusion::tile_lines lines per team) and the group is valid as
+// tiles, else its teams sweeping whole lines (matrix_kernel.hpp).
+#pragma once
+
+#include <tessera/core/tiling.hpp>
+#include <tessera/fusion/impl/group_dispatch.hpp>
+#include <tessera/fusion/impl/matrix_kernel.hpp>
+#include <tessera/fusion/impl/matrix_tile_kernel.hpp>
+#include <tessera/fusion/plan.hpp>
+#include <tessera/fusion/workspace.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <limits>
+
+namespace tessera {
+namespace fusion {
+namespace Impl {
+
+/// The launch of a matrix group over an no x ns matrix (owned x swept extents).
+struct MatrixExtents {
+  std::size_t owned, swept;
+};
+
+/// The number of teams of a matrix group's launch: one per block of R owned lines, at most
+/// a share of the teams the device holds at once when the group has partial sums (each team
+/// then adds ns partial sums per partial step).
+template <class ExecSpace>
+std::size_t matrix_league(const ExecSpace& space, std::size_t owned, int rows, int team_size,
+                          bool partial) {
+  const std::size_t blocks = (owned + std::size_t(rows) - 1) / std::size_t(rows);
+  if (!partial) return blocks;
+  const double resident = double(space.concurrency()) / double(team_size);
+  const auto cap =
+      std::size_t(resident * Tuning<ExecSpace>::fusion_partial_team_share) + std::size_t(1);
+  return blocks < cap ? blocks : cap;
+}
+
+/// The kernels of the groups of one matrix sequence run, a visitor of visit_group: launches each
+/// group visited (asynchronous), or, with only_limit, finds the largest team size they all run
+/// with.
+template <class ExecSpace, class T, class Seq, std::size_t P, bool RowsOwned>
+struct MatrixGroupKernels {
+  const ExecSpace& space;
+  const Seq& seq;
+  const Kokkos::Array<T*, P>& p;
+  MatrixExtents extents;
+  LaunchShape shape;
+  Workspace* workspace = nullptr;  // for the partial sums; none: allocated per launch
+  bool only_limit      = false;
+  int team_size_max    = std::numeric_limits<int>::max();                // over the groups visited
+  mutable Kokkos::View<T*, typename ExecSpace::memory_space> allocated;  // without a workspace
+
+  template <int A, int B, int R>
+  using Kernel = MatrixGroupKernel<ExecSpace, T, Seq, A, B, P, RowsOwned, R>;
+
+  /// A buffer of `values` partial sums: in the workspace, or allocated for this run (freed with
+  /// the visitor, once its kernels are done).
+  T* partial_buffer(std::size_t values) const {
+    if (values == 0) return nullptr;
+    using Memory = typename ExecSpace::memory_space;
+    if (workspace) return static_cast<T*>(workspace->template reserve<Memory>(values * sizeof(T)));
+    allocated = Kokkos::View<T*, Memory>(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::fusion::partials"),
+        values);
+    return allocated.data();
+  }
+
+  template <int A, int B, int R>
+  void launch() const {
+    using K                = Kernel<A, B, R>;
+    constexpr int partials = MatrixGroupSteps<Seq, RowsOwned, A, B>::partials;
+    const std::size_t league =
+        matrix_league(space, extents.owned, R, shape.team_size, partials > 0);
+    const std::size_t bytes  = K::scratch_bytes(extents.swept);
+    using Policy             = Kokkos::TeamPolicy<ExecSpace>;
+    const int level          = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
+    const std::size_t values = partials > 0 ? league * std::size_t(partials) * extents.swept : 0;
+    T* buffer                = partial_buffer(values);
+    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
+    if (league > 0) {
+      Policy policy(space, int(league), shape.team_size);
+      if (bytes > 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+      Kokkos::parallel_for("tessera::fusion::matrix_group", policy,
+                           K{seq.steps, ev, extents.owned, buffer, level});
+    }
+    if constexpr (partials > 0) {
+      using Finish             = MatrixPartialsKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+      const int team           = Tuning<ExecSpace>::fusion_partials_team_size;
+      const int lanes          = Tuning<ExecSpace>::fusion_partials_vector_length;
+      const std::size_t chunks = (extents.swept + Finish::width - 1) / Finish::width;
+      if (chunks > 0) {
+        Policy finish(space, int(chunks), team, lanes);
+        finish.set_scratch_size(0, Kokkos::PerTeam(Finish::scratch_bytes(team)));
+        Kokkos::parallel_for("tessera::fusion::matrix_partials", finish,
+                             Finish{seq.steps, ev, buffer, league});
+      }
+    }
+  }
+
+  template <int A, int B, int R>
+  void limit() {
+    using Policy = Kokkos::TeamPolicy<ExecSpace>;
+    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
+    const int limit = Policy(space, 1, 1)
+                          .team_size_max(Kernel<A, B, R>{seq.steps, ev, extents.owned, nullptr, 0},
+                                         Kokkos::ParallelForTag{});
+    team_size_max = limit < team_size_max ? limit : team_size_max;
+  }
+
+  /// The tiles of a tile group's launch.
+  TileGrid tile_grid(std::size_t width) const {
+    const std::size_t lines = std::size_t(shape.per_thread);
+    return {extents.owned,
+            extents.swept,
+            lines,
+            width,
+            (extents.swept + width - 1) / width,
+            (extents.owned + lines - 1) / lines};
+  }
+
+  /// Launches the tile group [A, B): the tiles, then (when it has nested sums) the kernel adding
+  /// their sums.
+  template <int A, int B>
+  void launch_tiles() const {
+    using K                   = MatrixTileKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+    using Finish              = MatrixTileFinish<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+    using Steps               = MatrixGroupSteps<Seq, RowsOwned, A, B>;
+    using Policy              = Kokkos::TeamPolicy<ExecSpace>;
+    const TileGrid grid       = tile_grid(K::width);
+    const std::size_t along_s = std::size_t(Steps::completes) * grid.bands * grid.owned;
+    const std::size_t along_o = std::size_t(Steps::partials) * grid.blocks * grid.swept;
+    T* buffer                 = partial_buffer(along_s + along_o);
+    const int threads         = tile_threads();
+    const std::size_t bytes   = K::scratch_bytes(threads);
+    const int level           = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
+    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
+    if (grid.tiles() > 0) {
+      Policy policy(space, int(grid.tiles()), threads, K::VL);
+      if (bytes > 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+      Kokkos::parallel_for("tessera::fusion::matrix_tiles", policy,
+                           K{seq.steps, ev, grid, buffer, buffer + along_s, level});
+    }
+    if constexpr (Steps::completes + Steps::partials > 0) {
+      const std::size_t n = grid.owned > grid.swept ? grid.owned : grid.swept;
+      Kokkos::parallel_for("tessera::fusion::matrix_tile_sums",
+                           Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+                           Finish{seq.steps, ev, grid, buffer, buffer + along_s});
+    }
+  }
+
+  /// Team threads of a tile launch (shape.team_size threads: team threads of VL lanes).
+  int tile_threads() const {
+    constexpr int lanes = Tuning<ExecSpace>::fusion_tile_vector_length;
+    return shape.team_size >= lanes ? shape.team_size / lanes : 1;
+  }
+
+  /// Lowers team_size_max to what the tile kernel of [A, B) runs with (in threads).
+  template <int A, int B>
+  void limit_tiles() {
+    using K = MatrixTileKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
+    const int limit = Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, K::VL)
+                          .team_size_max(K{seq.steps, ev, tile_grid(K::width), nullptr, nullptr, 0},
+                                         Kokkos::ParallelForTag{}) *
+                      K::VL;
+    team_size_max = limit < team_size_max ? limit : team_size_max;
+  }
+
+  template <int A, int B, int R>
+  void visit_rows() {
+    if (only_limit) {
+      limit<A, B, R>();
+    } else {
+      launch<A, B, R>();
+    }
+  }
+
+  template <int A, int B>
+  void visit() {
+    if (shape.per_thread >= tile_lines && tile_group<Seq>(A, B)) {
+      if (only_limit) {
+        limit_tiles<A, B>();
+      } else {
+        launch_tiles<A, B>();
+      }
+      return;
+    }
+    switch (shape.per_thread > 32 ? Tuning<ExecSpace>::fusion_matrix_rows : shape.per_thread) {
+      case 1:
+        visit_rows<A, B, 1>();
+        break;
+      case 4:
+        visit_rows<A, B, 4>();
+        break;
+      case 16:
+        visit_rows<A, B, 16>();
+        break;
+      default:
+        visit_rows<A, B, 32>();
+        break;
+    }
+  }
+};
+
+/// Whether rows is a number of owned lines per team iteration the matrix kernels are compiled
+/// for.
+constexpr bool matrix_rows_supported(int rows) {
+  return rows == 1 || rows == 4 || rows == 16 || rows == 32;
+}
+
+}  // namespace Impl
+}  // namespace fusion
+}  // namespace tessera
