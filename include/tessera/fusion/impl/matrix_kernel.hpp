@@ -209,6 +209,16 @@ KOKKOS_INLINE_FUNCTION void matrix_element(const StepList& steps,
   }
 }
 
+/// Loads element i of the matrices in Loads (bit K: Mat<K>) into regs[K RS] (0 when not inside).
+template <std::uint64_t Loads, int RS, int K = 0, class T, std::size_t P, bool RowsOwned>
+KOKKOS_INLINE_FUNCTION void load_matrices(const MatrixEval<T, P, RowsOwned>& ev, std::size_t i,
+                                          bool inside, T* regs) {
+  if constexpr (K < int(P)) {
+    if constexpr (((Loads >> K) & 1u) != 0) regs[K * RS] = inside ? ev.p[K][i] : T(0);
+    load_matrices<Loads, RS, K + 1>(ev, i, inside, regs);
+  }
+}
+
 /// Stores element (o, s) of the matrices written by steps S .. S1 - 1 of a step list (M: those
 /// not stored yet) from registers RS apart (matrix K at regs[K RS]).
 template <int S, int S1, int RS, std::uint64_t M = 0, class StepList, class T, std::size_t P,

@@ -86,16 +86,24 @@ struct MatrixGroupKernels {
       Kokkos::parallel_for("tessera::fusion::matrix_group", policy,
                            K{seq.steps, ev, extents.owned, buffer, level});
     }
-    if constexpr (partials > 0) {
+    launch_partials<A, B>(ev, buffer, league);
+  }
+
+  /// When group [A, B) has partial steps: the kernel adding the partial sums of `teams` teams
+  /// in `buffer` ([team][partial step][swept index]) and evaluating the steps' outer expressions.
+  template <int A, int B>
+  void launch_partials(const MatrixEval<T, P, RowsOwned>& ev, const T* buffer,
+                       std::size_t teams) const {
+    if constexpr (MatrixGroupSteps<Seq, RowsOwned, A, B>::partials > 0) {
       using Finish             = MatrixPartialsKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
       const int team           = Tuning<ExecSpace>::fusion_partials_team_size;
       const int lanes          = Tuning<ExecSpace>::fusion_partials_vector_length;
       const std::size_t chunks = (extents.swept + Finish::width - 1) / Finish::width;
       if (chunks > 0) {
-        Policy finish(space, int(chunks), team, lanes);
+        Kokkos::TeamPolicy<ExecSpace> finish(space, int(chunks), team, lanes);
         finish.set_scratch_size(0, Kokkos::PerTeam(Finish::scratch_bytes(team)));
         Kokkos::parallel_for("tessera::fusion::matrix_partials", finish,
-                             Finish{seq.steps, ev, buffer, league});
+                             Finish{seq.steps, ev, buffer, teams});
       }
     }
   }

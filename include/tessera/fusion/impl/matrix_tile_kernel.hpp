@@ -116,15 +116,6 @@ struct MatrixTileKernel {
     });
   }
 
-  /// Loads element i of the matrices K, K + 1, ... in `loads` into regs[K RS] (0 outside).
-  template <int K, int RS>
-  KOKKOS_INLINE_FUNCTION void load(std::size_t i, bool inside, T* regs) const {
-    if constexpr (K < int(P)) {
-      if constexpr (((loads >> K) & 1u) != 0) regs[K * RS] = inside ? ev.p[K][i] : T(0);
-      load<K + 1, RS>(i, inside, regs);
-    }
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const std::size_t band    = std::size_t(m.league_rank()) % grid.bands;
     const std::size_t block   = std::size_t(m.league_rank()) / grid.bands;
@@ -153,7 +144,7 @@ struct MatrixTileKernel {
         for (int e = 0; e < E; ++e) {
           const std::size_t s = s0 + std::size_t(lane) + std::size_t(e) * VL;
           const bool inside   = o < o1 && s < grid.swept;
-          load<0, U * E>(o * grid.swept + s, inside, &regs[0][u][e]);
+          load_matrices<loads, U * E>(ev, o * grid.swept + s, inside, &regs[0][u][e]);
         }
       }
       for (int u = 0; u < U; ++u) {
