@@ -471,6 +471,33 @@ TEST(FusionMatrixPlans, BadArgumentsAreRejectedBeforeAnyKernel) {
     EXPECT_EQ(report.kernels, 2);  // the tiles, then the sums added into y
     for (int i = 0; i < 6; ++i)
       ASSERT_EQ(y6(i), 84.0) << "y(" << i << ")";
+    // A tuner times tile shapes too, whatever the options' own shape.
+    fusion::Tuner tuner("");
+    fusion::FusionOptions tuned = lines;
+    tuned.tuner                 = &tuner;
+    fusion::run(Host{}, in_place, fusion::bind(square, y6), tuned);
+    for (int i = 0; i < 6; ++i)
+      ASSERT_EQ(y6(i), 588.0) << "tuned: y(" << i << ")";
+  }
+  // As tiles, a nested sum's outer expression is evaluated after the kernel: it may not read a
+  // vector that a later step of the group writes (x = A v + w, then w = A^T u); as lines with
+  // rows owned, x completes in the team and is stored before w is summed, and w (partial) is
+  // written after the kernel.
+  {
+    constexpr fusion::Mat<0> a;
+    constexpr fusion::Vec<1> v;
+    constexpr fusion::Vec<2> w;
+    constexpr fusion::Vec<3> x;
+    constexpr fusion::Vec<4> u;
+    using Later =
+        decltype(fusion::sequence(fusion::assign(x, fusion::row_sum(a * fusion::by_col(v)) + w),
+                                  fusion::assign(w, fusion::col_sum(a * fusion::by_row(u)))));
+    EXPECT_FALSE((tessera::fusion::Impl::tile_group<Later>(0, 2)));
+    EXPECT_TRUE((tessera::fusion::Impl::tile_group<Later>(0, 1)));
+    EXPECT_EQ((fusion::candidate_plans<Later, Kokkos::LayoutRight>(true)),
+              (std::vector<std::uint32_t>{0, 1}));
+    EXPECT_EQ((fusion::candidate_plans<Later, Kokkos::LayoutLeft>(true)),
+              (std::vector<std::uint32_t>{1}));
   }
   fusion::FusionOptions bad;
   bad.cuts = 0;  // SGEMVT with rows owned: w = A x would read x before every team summed it

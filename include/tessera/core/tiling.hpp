@@ -41,6 +41,12 @@ struct TileShape {
   int tile_j;     ///< rows of the reduced index staged in scratch memory at a time
 };
 
+/// A fused matrix sequence's tiles (fusion/impl/matrix_tile_kernel.hpp): threads per team and
+/// owned lines per tile.
+struct FusionTileShape {
+  int threads, lines;
+};
+
 /// Constants that every backend shares: they shape the kernels' data layout rather than their
 /// fit to one device (measured on GPUs, where they matter most).
 struct TuningBase {
@@ -172,6 +178,9 @@ struct HostTuning : TuningBase {
   static constexpr int fusion_tile_vector_length = 1;
   static constexpr int fusion_tile_elements      = 256;
   static constexpr int fusion_tile_unroll        = 1;
+  /// The tiles of a default (automatic) launch shape, unused: the default shape sweeps lines.
+  static constexpr FusionTileShape fusion_tile_shape            = {1, 256};
+  static constexpr FusionTileShape fusion_tile_shape_owned_sums = {1, 256};
 };
 
 /// GPU backends, portable kernels.
@@ -213,11 +222,12 @@ struct GpuTuning : TuningBase {
   static constexpr double fusion_launch_bytes   = 1 << 23;
   static constexpr int fusion_tune_team_sizes[] = {128, 256, 512};
   static constexpr int fusion_tune_per_thread[] = {1, 2, 4, 8, 16, 32, 64};
-  /// Fused matrix sequences: by default 128-line tiles of 128 threads (4 warps; BiCGK float at
-  /// 16384^2 on the H100: 2669 GB/s against 2160 with 256 threads). Groups sweeping lines: 16
-  /// lines per team iteration (16 loads in flight per thread; partial sums in scratch added
-  /// once per 16 lines); those with partial sums run half the teams the device holds at once
-  /// (each team's partial sums are written once, and added by a second launch).
+  /// Fused matrix sequences: by default tiles (fusion_matrix_lines >= fusion::tile_lines; each
+  /// tile group then takes fusion_tile_shape or fusion_tile_shape_owned_sums below). Groups
+  /// sweeping lines: 128 threads, 16 lines per team iteration (16 loads in flight per thread;
+  /// partial sums in scratch added once per 16 lines); those with partial sums run half the
+  /// teams the device holds at once (each team's partial sums are written once, and added by a
+  /// second launch).
   static constexpr int fusion_matrix_team_size      = 128;
   static constexpr int fusion_matrix_rows           = 16;
   static constexpr int fusion_matrix_lines          = 128;  // the default shape: tiles
@@ -242,6 +252,14 @@ struct GpuTuning : TuningBase {
   static constexpr int fusion_tile_vector_length = 32;
   static constexpr int fusion_tile_elements      = 16;
   static constexpr int fusion_tile_unroll        = 2;
+  /// The tiles of the default launch shape, per group: 256 threads (8 warps) and 64-line tiles
+  /// for groups without sums along the owned axis (measured in float at 16384^2 with an
+  /// experiment kernel: MADD 2935 GB/s against 2884 with 4 warps and 2853 with 256-line tiles,
+  /// SGEMV 2983 against 2867); 128 threads and 256-line tiles for groups with such sums, whose
+  /// tiles each write and add a sum per swept index (BiCGK: 2669 GB/s against 2398 with 8 warps
+  /// and 64 lines).
+  static constexpr FusionTileShape fusion_tile_shape            = {256, 64};
+  static constexpr FusionTileShape fusion_tile_shape_owned_sums = {128, 256};
 };
 
 /// Tessera's hand-written CUDA kernels (genred/impl/cuda/), on top of the portable GPU policy.

@@ -87,8 +87,10 @@ struct FusionReport {
   std::uint32_t cuts = 0;  ///< the plan (bit s: a kernel boundary after step s)
   int kernels        = 0;  ///< kernels launched
   double model_bytes = 0;  ///< the bytes the model counts for the plan, launches included
-  int team_size      = 0;  ///< the launch shape run
-  int per_thread     = 0;
+  /// The launch shape run (the default one: matrix tile groups then take the backend's tiles
+  /// for their kind, Tuning::fusion_tile_shape and fusion_tile_shape_owned_sums).
+  int team_size  = 0;
+  int per_thread = 0;
 };
 
 namespace Impl {
@@ -348,6 +350,7 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
     LaunchShape s;
     s.team_size  = team > 0 ? team : Tuning<ExecSpace>::fusion_matrix_team_size;
     s.per_thread = per > 0 ? per : Tuning<ExecSpace>::fusion_matrix_lines;
+    s.automatic  = team == 0 && per == 0 && tiles(s.per_thread);
     s.league     = (extents().owned + std::size_t(s.per_thread) - 1) / std::size_t(s.per_thread);
     if (tiles(s.per_thread)) {  // tiles: one team per tile
       constexpr std::size_t width = std::size_t(Tuning<ExecSpace>::fusion_tile_vector_length) *
@@ -501,14 +504,16 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   Impl::require_int_extent(caller, "the number of teams", shape.league);
   // A step alone is invalid only when its teams sweep whole lines and it sums along them into a
   // vector it reads at the swept index (y = A y with rows owned): other teams write that vector
-  // while it is read. As tiles, every step is valid.
-  Impl::require(run.valid(Impl::unfused_cuts<Seq>(), shape.per_thread), caller,
-                Impl::concat("the sequence has no valid plan with ", shape.per_thread,
-                             " lines per team: a row_sum or col_sum step sums within a team's "
-                             "lines into a vector that a step reads at the swept index (by_col "
-                             "with LayoutRight matrices, by_row with LayoutLeft), which other "
-                             "teams write meanwhile; run it as tiles (options.per_thread at "
-                             "least fusion::tile_lines)"));
+  // while it is read. As tiles, every step is valid (and a tuner times tile shapes too).
+  Impl::require(
+      (options.tuner && !options.cuts) || run.valid(Impl::unfused_cuts<Seq>(), shape.per_thread),
+      caller,
+      Impl::concat("the sequence has no valid plan with ", shape.per_thread,
+                   " lines per team: a row_sum or col_sum step sums within a team's "
+                   "lines into a vector that a step reads at the swept index (by_col "
+                   "with LayoutRight matrices, by_row with LayoutLeft), which other "
+                   "teams write meanwhile; run it as tiles (options.per_thread at "
+                   "least fusion::tile_lines)"));
   const double launch = Impl::Tuning<ExecSpace>::fusion_launch_bytes;
 
   FusionReport report;
@@ -554,7 +559,9 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   }
   const int team_max = run.team_size_max(report.cuts, shape.per_thread);
   if (options.team_size == 0 && !options.tuner && shape.team_size > team_max) {
+    const bool automatic = shape.automatic;
     shape = run.shape(team_max, shape.per_thread);  // the backend's default, where it fits
+    shape.automatic = automatic;
   }
   Impl::require(shape.team_size <= team_max, caller,
                 Impl::concat("team size ", shape.team_size, " exceeds the ", team_max,

@@ -9,10 +9,13 @@ namespace fusion {
 namespace Impl {
 
 /// A launch: threads per team, elements per thread (vector sequences) or owned lines per team
-/// iteration (matrix sequences), and teams.
+/// (matrix sequences), and teams.
 struct LaunchShape {
   int team_size, per_thread;
   std::size_t league;
+  /// The backend's default shape, not the caller's or the tuner's: matrix tile groups then take
+  /// the default of their kind (Tuning::fusion_tile_shape, fusion_tile_shape_owned_sums).
+  bool automatic = false;
 };
 
 /// Calls visitor.template visit<A, B>() for the run-time group [a, b) of a sequence of N steps

@@ -19,6 +19,8 @@ namespace tessera {
 namespace fusion {
 namespace Impl {
 
+using tessera::Impl::FusionTileShape;
+
 /// The launch of a matrix group over an no x ns matrix (owned x swept extents).
 struct MatrixExtents {
   std::size_t owned, swept;
@@ -118,9 +120,29 @@ struct MatrixGroupKernels {
     team_size_max = limit < team_size_max ? limit : team_size_max;
   }
 
-  /// The tiles of a tile group's launch.
-  TileGrid tile_grid(std::size_t width) const {
-    const std::size_t lines = std::size_t(shape.per_thread);
+  /// The shape of the tile group [A, B): the launch's, or with an automatic launch shape the
+  /// backend's default for groups with (or without) sums along the owned axis, within the
+  /// kernel's team-size limit.
+  template <int A, int B>
+  FusionTileShape tile_shape() const {
+    if (!shape.automatic) return {shape.team_size, shape.per_thread};
+    using K           = MatrixTileKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+    FusionTileShape s = MatrixGroupSteps<Seq, RowsOwned, A, B>::partials > 0
+                            ? Tuning<ExecSpace>::fusion_tile_shape_owned_sums
+                            : Tuning<ExecSpace>::fusion_tile_shape;
+    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
+    const int limit =
+        Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, K::VL)
+            .team_size_max(K{seq.steps, ev, tile_grid(K::width, s.lines), nullptr, nullptr, 0},
+                           Kokkos::ParallelForTag{}) *
+        K::VL;
+    if (s.threads > limit) s.threads = limit;
+    return s;
+  }
+
+  /// The tiles of a tile group's launch with `lines` lines per tile.
+  TileGrid tile_grid(std::size_t width, int lines_per_tile) const {
+    const std::size_t lines = std::size_t(lines_per_tile);
     return {extents.owned,
             extents.swept,
             lines,
@@ -133,17 +155,18 @@ struct MatrixGroupKernels {
   /// their sums.
   template <int A, int B>
   void launch_tiles() const {
-    using K                   = MatrixTileKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
-    using Finish              = MatrixTileFinish<ExecSpace, T, Seq, A, B, P, RowsOwned>;
-    using Steps               = MatrixGroupSteps<Seq, RowsOwned, A, B>;
-    using Policy              = Kokkos::TeamPolicy<ExecSpace>;
-    const TileGrid grid       = tile_grid(K::width);
-    const std::size_t along_s = std::size_t(Steps::completes) * grid.bands * grid.owned;
-    const std::size_t along_o = std::size_t(Steps::partials) * grid.blocks * grid.swept;
-    T* buffer                 = partial_buffer(along_s + along_o);
-    const int threads         = tile_threads();
-    const std::size_t bytes   = K::scratch_bytes(threads);
-    const int level           = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
+    using K                    = MatrixTileKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+    using Finish               = MatrixTileFinish<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+    using Steps                = MatrixGroupSteps<Seq, RowsOwned, A, B>;
+    using Policy               = Kokkos::TeamPolicy<ExecSpace>;
+    const FusionTileShape tile = tile_shape<A, B>();
+    const TileGrid grid        = tile_grid(K::width, tile.lines);
+    const std::size_t along_s  = std::size_t(Steps::completes) * grid.bands * grid.owned;
+    const std::size_t along_o  = std::size_t(Steps::partials) * grid.blocks * grid.swept;
+    T* buffer                  = partial_buffer(along_s + along_o);
+    const int threads          = tile_threads(tile.threads);
+    const std::size_t bytes    = K::scratch_bytes(threads);
+    const int level            = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
     const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
     if (grid.tiles() > 0) {
       Policy policy(space, int(grid.tiles()), threads, K::VL);
@@ -159,10 +182,10 @@ struct MatrixGroupKernels {
     }
   }
 
-  /// Team threads of a tile launch (shape.team_size threads: team threads of VL lanes).
-  int tile_threads() const {
+  /// Team threads of a tile launch of `threads` threads (team threads of VL lanes).
+  static int tile_threads(int threads) {
     constexpr int lanes = Tuning<ExecSpace>::fusion_tile_vector_length;
-    return shape.team_size >= lanes ? shape.team_size / lanes : 1;
+    return threads >= lanes ? threads / lanes : 1;
   }
 
   /// Lowers team_size_max to what the tile kernel of [A, B) runs with (in threads).
@@ -171,7 +194,8 @@ struct MatrixGroupKernels {
     using K = MatrixTileKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
     const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
     const int limit = Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, K::VL)
-                          .team_size_max(K{seq.steps, ev, tile_grid(K::width), nullptr, nullptr, 0},
+                          .team_size_max(K{seq.steps, ev, tile_grid(K::width, shape.per_thread),
+                                           nullptr, nullptr, 0},
                                          Kokkos::ParallelForTag{}) *
                       K::VL;
     team_size_max = limit < team_size_max ? limit : team_size_max;
