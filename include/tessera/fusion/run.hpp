@@ -352,10 +352,21 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
     s.per_thread = per > 0 ? per : Tuning<ExecSpace>::fusion_matrix_lines;
     s.automatic  = team == 0 && per == 0 && tiles(s.per_thread);
     s.league     = (extents().owned + std::size_t(s.per_thread) - 1) / std::size_t(s.per_thread);
-    if (tiles(s.per_thread)) {  // tiles: one team per tile
-      constexpr std::size_t width = std::size_t(Tuning<ExecSpace>::fusion_tile_vector_length) *
-                                    Tuning<ExecSpace>::fusion_tile_elements;
-      s.league *= (extents().swept + width - 1) / width;
+    if (tiles(s.per_thread)) {
+      // The most teams a kernel may launch: one per tile (of the fewest lines the shape may
+      // give a tile group), or one per fusion_matrix_rows lines for the groups sweeping lines.
+      using Tn = Tuning<ExecSpace>;
+      constexpr std::size_t width =
+          std::size_t(Tn::fusion_tile_vector_length) * Tn::fusion_tile_elements;
+      const int fewest        = Tn::fusion_tile_shape.lines < Tn::fusion_tile_shape_owned_sums.lines
+                                    ? Tn::fusion_tile_shape.lines
+                                    : Tn::fusion_tile_shape_owned_sums.lines;
+      const std::size_t lines = std::size_t(s.automatic ? fewest : s.per_thread);
+      const std::size_t tiles =
+          (extents().owned + lines - 1) / lines * ((extents().swept + width - 1) / width);
+      const std::size_t rows        = std::size_t(Tn::fusion_matrix_rows);
+      const std::size_t swept_teams = (extents().owned + rows - 1) / rows;
+      s.league                      = tiles > swept_teams ? tiles : swept_teams;
     }
     return s;
   }

@@ -9,7 +9,8 @@ namespace fusion {
 namespace Impl {
 
 /// A launch: threads per team, elements per thread (vector sequences) or owned lines per team
-/// (matrix sequences), and teams.
+/// (matrix sequences), and teams (with matrix tiles: the most any of the run's kernels may
+/// launch).
 struct LaunchShape {
   int team_size, per_thread;
   std::size_t league;
