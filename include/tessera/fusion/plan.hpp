@@ -108,6 +108,20 @@ constexpr std::uint64_t swept_reads(int s) {
   return RowsOwned ? Tr::reads_col_vectors[s] : Tr::reads_row_vectors[s];
 }
 
+/// The matrices steps [a, b) of a sequence read before writing them (bit K: Mat<K>).
+template <class... S>
+constexpr std::uint64_t group_matrix_loads(const Sequence<S...>*, int a, int b) {
+  // Local copies of the steps' traits: nvcc's front end misreads SequenceTraits' arrays here.
+  const std::uint64_t reads[]  = {StepTraits<S>::reads_matrices...};
+  const std::uint64_t writes[] = {StepTraits<S>::writes_matrices...};
+  std::uint64_t loads = 0, stores = 0;
+  for (int s = a; s < b; ++s) {
+    loads |= reads[s] & ~stores;
+    stores |= writes[s];
+  }
+  return loads;
+}
+
 /// Steps [a, b) of a matrix sequence as one kernel: whether that is valid (see the file
 /// comment), the matrices it loads and stores, the vectors it loads and stores at rows and at
 /// columns, and its partial steps.
@@ -145,28 +159,14 @@ constexpr MatrixGroup matrix_group(int a, int b) {
       partial |= Tr::writes_vectors[s];
       ++g.partial_steps;
     }
-    g.matrix_loads |= Tr::reads_matrices[s] & ~g.matrix_stores;
     g.matrix_stores |= Tr::writes_matrices[s];
     g.row_loads |= Tr::reads_row_vectors[s] & ~vec_written;
     g.col_loads |= Tr::reads_col_vectors[s] & ~vec_written;
     vec_written |= Tr::writes_vectors[s];
     (Tr::kinds[s] == StepKind::row_sum ? g.row_stores : g.col_stores) |= Tr::writes_vectors[s];
   }
+  g.matrix_loads = group_matrix_loads(static_cast<const Seq*>(nullptr), a, b);
   return g;
-}
-
-/// The matrices steps [a, b) of a sequence read before writing them (bit K: Mat<K>).
-template <class... S>
-constexpr std::uint64_t group_matrix_loads(const Sequence<S...>*, int a, int b) {
-  // Local copies of the steps' traits: nvcc's front end misreads SequenceTraits' arrays here.
-  const std::uint64_t reads[]  = {StepTraits<S>::reads_matrices...};
-  const std::uint64_t writes[] = {StepTraits<S>::writes_matrices...};
-  std::uint64_t loads = 0, stores = 0;
-  for (int s = a; s < b; ++s) {
-    loads |= reads[s] & ~stores;
-    stores |= writes[s];
-  }
-  return loads;
 }
 
 /// Whether steps [a, b) of a matrix sequence are valid as tiles (see the file comment).

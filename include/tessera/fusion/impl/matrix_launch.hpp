@@ -121,23 +121,14 @@ struct MatrixGroupKernels {
   }
 
   /// The shape of the tile group [A, B): the launch's, or with an automatic launch shape the
-  /// backend's default for groups with (or without) sums along the owned axis, within the
-  /// kernel's team-size limit.
+  /// backend's default for groups with (or without) sums along the owned axis (threads any
+  /// kernel runs with: tiling.hpp).
   template <int A, int B>
   FusionTileShape tile_shape() const {
     if (!shape.automatic) return {shape.team_size, shape.per_thread};
-    using K           = MatrixTileKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
-    FusionTileShape s = MatrixGroupSteps<Seq, RowsOwned, A, B>::partials > 0
-                            ? Tuning<ExecSpace>::fusion_tile_shape_owned_sums
-                            : Tuning<ExecSpace>::fusion_tile_shape;
-    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
-    const int limit =
-        Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, K::VL)
-            .team_size_max(K{seq.steps, ev, tile_grid(K::width, s.lines), nullptr, nullptr, 0},
-                           Kokkos::ParallelForTag{}) *
-        K::VL;
-    if (s.threads > limit) s.threads = limit;
-    return s;
+    return MatrixGroupSteps<Seq, RowsOwned, A, B>::partials > 0
+               ? Tuning<ExecSpace>::fusion_tile_shape_owned_sums
+               : Tuning<ExecSpace>::fusion_tile_shape;
   }
 
   /// The tiles of a tile group's launch with `lines` lines per tile.
