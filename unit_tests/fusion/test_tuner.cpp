@@ -1,6 +1,7 @@
 // The fused sequences' tuner: timing once per key, the cache file (written, read back, and
 // ignored with a warning when corrupt), remembered candidates checked before use.
 #include <tessera/fusion/blas1.hpp>
+#include <tessera/fusion/blas2.hpp>
 #include <tessera/fusion/tuner.hpp>
 
 #include <gtest/gtest.h>
@@ -161,6 +162,19 @@ TEST(FusionTuner, ACandidateWhoseTeamCountOverflowsIsNotAllowed) {
   EXPECT_TRUE(allowed(fusion::Candidate{0, 1, 16}, std::size_t(1) << 33));
   EXPECT_FALSE(allowed(fusion::Candidate{0, 0, 16}, 1000));
   EXPECT_FALSE(allowed(fusion::Candidate{1, 1, 16}, 1000));  // one step: no cut
+  // A matrix tile shape's team count bounds every kernel of its run: at 2^33 rows, 64-line tiles
+  // are 2^27 teams, but a group sweeping lines would launch one per
+  // Tuning::fusion_matrix_rows rows.
+  const auto gemv = fusion::sgemv_sequence(1.0, 1.0);
+  using Gemv      = std::decay_t<decltype(gemv)>;
+  const Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> a("a", 0, 0);
+  const auto matrix_bound = fusion::bind(a, HostView("x", 0), HostView("y", 0), HostView("z", 0));
+  const auto tall         = Impl::make_run<double>(Host{}, gemv, matrix_bound,
+                                           Impl::SequenceExtents{std::size_t(1) << 33, 1});
+  const std::size_t line_teams =
+      (std::size_t(1) << 33) / std::size_t(tessera::Impl::Tuning<Host>::fusion_matrix_rows);
+  EXPECT_EQ(tall.shape(1, fusion::tile_lines).league, line_teams);
+  EXPECT_FALSE((Impl::allowed<Host, Gemv>(tall, fusion::Candidate{0, 1, fusion::tile_lines})));
 }
 
 }  // namespace
