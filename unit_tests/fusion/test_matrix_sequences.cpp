@@ -336,6 +336,83 @@ TYPED_TEST(FusionMatrices, DoubleLayoutLeft) {
   check_all<TypeParam, double, Kokkos::LayoutLeft>();
 }
 
+/// The names of the kernels launched while it lives (a Kokkos Tools callback).
+struct KernelNames {
+  static std::vector<std::string>& names() {
+    static std::vector<std::string> n;
+    return n;
+  }
+  static void begin(const char* name, const std::uint32_t, std::uint64_t*) {
+    names().emplace_back(name);
+  }
+  KernelNames() {
+    names().clear();
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&KernelNames::begin);
+  }
+  ~KernelNames() { Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr); }
+  static bool launched(const std::string& kernel) {
+    for (const auto& n : names())
+      if (n == kernel) return true;
+    return false;
+  }
+};
+
+// ATAX with rows owned and SGEMVT with columns owned, fused under a tile shape: their lines are
+// held in registers (each read once) up to the backend's capacity (and from its least share),
+// and swept twice otherwise.
+template <class ExecSpace, class T>
+void check_held_lines() {
+  using Tuning          = tessera::Impl::Tuning<ExecSpace>;
+  const std::size_t cap = std::size_t(Tuning::fusion_held_team_size) *
+                          std::size_t(tessera::fusion::Impl::held_elements<ExecSpace, T>);
+  const ExecSpace space;
+  const double e     = tolerance<T>();
+  const double alpha = double(T(0.5)), beta = double(T(-2));
+  fusion::FusionOptions tiles;
+  tiles.cuts       = 0;
+  tiles.per_thread = fusion::tile_lines;
+  for (const std::size_t ns : {std::size_t(1), std::size_t(33), cap - 1, cap, cap + 1}) {
+    for (const std::size_t no : {std::size_t(1), std::size_t(7)}) {
+      SCOPED_TRACE("lines of " + std::to_string(ns) + ", " + std::to_string(no) + " lines");
+      const bool held = tessera::fusion::Impl::held_fits<ExecSpace, T>(ns);
+      if (ns == cap) EXPECT_TRUE(held) << "full lines are held";
+      if (ns > cap) EXPECT_FALSE(held) << "longer lines are not held";
+      {
+        using D = Data<T, Kokkos::LayoutRight, ExecSpace>;
+        D data(unsigned(ns + no));
+        const auto [A, Ah] = data.matrix(no, ns);
+        const auto [x, xr] = data.vector(ns);
+        typename D::Vector tmp("tmp", no), y("y", ns);
+        KernelNames kernels;
+        fusion::atax(space, A, x, tmp, y, tiles);
+        EXPECT_EQ(kernels.launched("tessera::fusion::matrix_held"), held) << "ATAX";
+        const Ref t = mv(Ah, xr);
+        expect_ref(tmp, t, e, "ATAX tmp");
+        expect_ref(y, mvt(Ah, t), e, "ATAX y");
+      }
+      {
+        using D = Data<T, Kokkos::LayoutLeft, ExecSpace>;
+        D data(unsigned(ns * 3 + no));
+        const auto [A, Ah] = data.matrix(ns, no);
+        const auto [y, yr] = data.vector(ns);
+        const auto [z, zr] = data.vector(no);
+        typename D::Vector x("x", no), w("w", ns);
+        KernelNames kernels;
+        fusion::sgemvt(space, alpha, beta, A, y, z, x, w, tiles);
+        EXPECT_EQ(kernels.launched("tessera::fusion::matrix_held"), held) << "SGEMVT";
+        const Ref xref = axpby(beta, mvt(Ah, yr), 1, zr);
+        expect_ref(x, xref, e, "SGEMVT x");
+        expect_ref(w, scale(alpha, mv(Ah, xref)), e, "SGEMVT w");
+      }
+    }
+  }
+}
+
+TYPED_TEST(FusionMatrices, HeldLinesAreReadOnceUpToTheirCapacity) {
+  check_held_lines<TypeParam, float>();
+  check_held_lines<TypeParam, double>();
+}
+
 }  // namespace
 
 namespace {
@@ -374,6 +451,9 @@ TEST(FusionMatrixPlans, TheOwnedAxisDecidesWhichSequencesReadTheMatrixOnce) {
             4.0 * (200 + 20 + 10) + 2000 + 4.0 * (200 + 10 + 20) + 2000);
   EXPECT_EQ((*Impl::plan_bytes<Atax, true>(0, 10, 20, 4, 1000, 1.25, true)),
             (*Impl::plan_bytes<Atax, true>(0, 10, 20, 4, 1000, 1.25, false)));
+  // Its lines held in registers (they fit), fused ATAX reads A once: no re-read charged.
+  EXPECT_EQ((*Impl::plan_bytes<Atax, true>(0, 10, 20, 4, 1000, 1.25, true, true)),
+            (*Impl::plan_bytes<Atax, true>(0, 10, 20, 4, 1000, 0, true)));
   // BiCGK as tiles with columns owned too: one read of A, either layout.
   EXPECT_EQ((*Impl::plan_bytes<Bicgk, false>(0, 10, 20, 4, 0, 1.25, true)),
             4.0 * (200 + 20 + 10 + 10 + 20));

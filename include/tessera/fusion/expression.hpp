@@ -156,6 +156,12 @@ constexpr bool binary_operands = (IsExpression<A>::value &&
                                   (IsExpression<B>::value || std::is_arithmetic_v<B>)) ||
                                  (std::is_arithmetic_v<A> && IsExpression<B>::value);
 
+/// Whether an expression is a plain vector symbol.
+template <class E>
+struct IsVec : std::false_type {};
+template <int K>
+struct IsVec<Vec<K>> : std::true_type {};
+
 /// What an expression reads (bit K: symbol K): vectors read as plain vectors (at the element of
 /// a vector expression), vectors read by_row and by_col in matrix expressions, matrices and
 /// scalars; the nested sums it holds; and whether it is a matrix expression (a matrix or a
@@ -164,6 +170,9 @@ template <class E>
 struct Reads {
   static constexpr std::uint64_t vectors = 0, row_vectors = 0, col_vectors = 0, matrices = 0,
                                  scalars = 0;
+  /// The row_vectors (col_vectors) read inside a composed expression, by_row(v + w), rather
+  /// than as by_row(v).
+  static constexpr std::uint64_t row_composed = 0, col_composed = 0;
   static constexpr int row_sums = 0, col_sums = 0;
   static constexpr bool matrix = false;
 };
@@ -182,14 +191,16 @@ struct Reads<Mat<K>> : Reads<void> {
 };
 template <class Op, class A, class B>
 struct Reads<Binary<Op, A, B>> {
-  static constexpr std::uint64_t vectors     = Reads<A>::vectors | Reads<B>::vectors;
-  static constexpr std::uint64_t row_vectors = Reads<A>::row_vectors | Reads<B>::row_vectors;
-  static constexpr std::uint64_t col_vectors = Reads<A>::col_vectors | Reads<B>::col_vectors;
-  static constexpr std::uint64_t matrices    = Reads<A>::matrices | Reads<B>::matrices;
-  static constexpr std::uint64_t scalars     = Reads<A>::scalars | Reads<B>::scalars;
-  static constexpr int row_sums              = Reads<A>::row_sums + Reads<B>::row_sums;
-  static constexpr int col_sums              = Reads<A>::col_sums + Reads<B>::col_sums;
-  static constexpr bool matrix               = Reads<A>::matrix || Reads<B>::matrix;
+  static constexpr std::uint64_t vectors      = Reads<A>::vectors | Reads<B>::vectors;
+  static constexpr std::uint64_t row_vectors  = Reads<A>::row_vectors | Reads<B>::row_vectors;
+  static constexpr std::uint64_t col_vectors  = Reads<A>::col_vectors | Reads<B>::col_vectors;
+  static constexpr std::uint64_t matrices     = Reads<A>::matrices | Reads<B>::matrices;
+  static constexpr std::uint64_t scalars      = Reads<A>::scalars | Reads<B>::scalars;
+  static constexpr std::uint64_t row_composed = Reads<A>::row_composed | Reads<B>::row_composed;
+  static constexpr std::uint64_t col_composed = Reads<A>::col_composed | Reads<B>::col_composed;
+  static constexpr int row_sums               = Reads<A>::row_sums + Reads<B>::row_sums;
+  static constexpr int col_sums               = Reads<A>::col_sums + Reads<B>::col_sums;
+  static constexpr bool matrix                = Reads<A>::matrix || Reads<B>::matrix;
 };
 template <class A>
 struct Reads<Negate<A>> : Reads<A> {};
@@ -198,12 +209,14 @@ struct Reads<Sum<E>> : Reads<E> {};
 template <class E>
 struct Reads<ByRow<E>> : Reads<E> {
   static constexpr std::uint64_t vectors = 0, row_vectors = Reads<E>::vectors;
-  static constexpr bool matrix = true;
+  static constexpr std::uint64_t row_composed = IsVec<E>::value ? 0 : Reads<E>::vectors;
+  static constexpr bool matrix                = true;
 };
 template <class E>
 struct Reads<ByCol<E>> : Reads<E> {
   static constexpr std::uint64_t vectors = 0, col_vectors = Reads<E>::vectors;
-  static constexpr bool matrix = true;
+  static constexpr std::uint64_t col_composed = IsVec<E>::value ? 0 : Reads<E>::vectors;
+  static constexpr bool matrix                = true;
 };
 template <class E>
 struct Reads<RowSum<E>> : Reads<E> {

@@ -32,7 +32,9 @@
 //   - a step reads or writes the target of an earlier nested sum of the group;
 //   - a nested sum's outer expression reads a vector that a later step of the group writes.
 // Every single step is valid as tiles (y = A y included: y is read during the kernel and written
-// after it). A tile group reads each matrix once; the model counts no re-reads for it.
+// after it). A tile group reads each matrix once; the model counts no re-reads for it. Under a
+// tile launch shape, a group valid only as lines holds each line in a team's registers where the
+// lines fit (impl/matrix_held_kernel.hpp), reading each matrix once too.
 #pragma once
 
 #include <tessera/fusion/step.hpp>
@@ -106,6 +108,35 @@ template <class Seq, bool RowsOwned>
 constexpr std::uint64_t swept_reads(int s) {
   using Tr = SequenceTraits<Seq>;
   return RowsOwned ? Tr::reads_col_vectors[s] : Tr::reads_row_vectors[s];
+}
+
+/// The vectors the complete steps among steps [a, b) of a matrix sequence write (bit K: Vec<K>),
+/// with rows (RowsOwned) or columns owned.
+template <class Seq, bool RowsOwned, class... S>
+constexpr std::uint64_t complete_stores(const Sequence<S...>*, int a, int b) {
+  // Local copies of the steps' traits: nvcc's front end misreads SequenceTraits' arrays in
+  // static constexpr initializers.
+  const StepKind kinds[]       = {StepTraits<S>::kind...};
+  const std::uint64_t writes[] = {StepTraits<S>::writes_vectors...};
+  constexpr StepKind complete  = RowsOwned ? StepKind::row_sum : StepKind::col_sum;
+  std::uint64_t stores         = 0;
+  for (int s = a; s < b; ++s)
+    if (kinds[s] == complete) stores |= writes[s];
+  return stores;
+}
+template <class Seq, bool RowsOwned>
+constexpr std::uint64_t group_complete_stores(int a, int b) {
+  return complete_stores<Seq, RowsOwned>(static_cast<const Seq*>(nullptr), a, b);
+}
+
+/// The matrices steps [a, b) of a sequence write (bit K: Mat<K>).
+template <class... S>
+constexpr std::uint64_t group_matrix_stores(const Sequence<S...>*, int a, int b) {
+  const std::uint64_t writes[] = {StepTraits<S>::writes_matrices...};  // as below
+  std::uint64_t stores         = 0;
+  for (int s = a; s < b; ++s)
+    stores |= writes[s];
+  return stores;
 }
 
 /// The matrices steps [a, b) of a sequence read before writing them (bit K: Mat<K>).
@@ -234,12 +265,13 @@ constexpr std::uint32_t unfused_cuts() {
 /// The bytes the plan `cuts` moves, plus launch_bytes per kernel, over vectors of n elements of
 /// scalar_bytes each (a vector sequence) or over an m x n matrix (a matrix sequence whose teams
 /// own rows, RowsOwned, or columns; with tiles, the groups valid as tiles run as tiles, the
-/// others sweep whole lines; a matrix read again in a later sweep counts reread_share of its
-/// bytes); nothing when one of its groups is invalid.
+/// others sweep whole lines, held in registers when `held`; a matrix read again in a later
+/// sweep of lines not held counts reread_share of its bytes); nothing when one of its groups is
+/// invalid.
 template <class Seq, bool RowsOwned = true>
 std::optional<double> plan_bytes(std::uint32_t cuts, std::size_t m, std::size_t n,
                                  std::size_t scalar_bytes, double launch_bytes,
-                                 double reread_share = 0, bool tiles = false) {
+                                 double reread_share = 0, bool tiles = false, bool held = false) {
   bool valid      = true;
   double bytes    = 0;
   const double sb = double(scalar_bytes);
@@ -248,7 +280,7 @@ std::optional<double> plan_bytes(std::uint32_t cuts, std::size_t m, std::size_t 
       const MatrixGroup g = matrix_group<Seq, RowsOwned>(a, b);
       const bool tiled    = tiles && tile_group<Seq>(a, b);
       valid               = valid && (tiled || g.valid);
-      const int rereads   = tiled ? 0 : g.rereads;
+      const int rereads   = tiled || (tiles && held) ? 0 : g.rereads;
       const bool second   = tiled ? popcount(g.row_stores | g.col_stores) > 0 : g.partial_steps > 0;
       bytes += sb * (double(m) * double(n) *
                          (popcount(g.matrix_loads | g.matrix_stores) + reread_share * rereads) +

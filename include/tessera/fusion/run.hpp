@@ -8,8 +8,9 @@
 //
 // The plan (plan.hpp) is the one the model prefers, the unfused one, one given by its cuts, or
 // the tuner's pick. Vector sequences run in impl/vector_kernel.hpp's kernels, matrix sequences
-// in impl/matrix_kernel.hpp's (teams sweeping whole lines) or impl/matrix_tile_kernel.hpp's
-// (tiles), as impl/matrix_launch.hpp chooses.
+// in impl/matrix_kernel.hpp's (teams sweeping whole lines), impl/matrix_tile_kernel.hpp's
+// (tiles) or impl/matrix_held_kernel.hpp's (lines held in registers), as impl/matrix_launch.hpp
+// chooses, their sums finished by impl/matrix_sums_kernel.hpp's.
 #pragma once
 
 #include <tessera/core/errors.hpp>
@@ -69,7 +70,8 @@ struct FusionOptions {
   std::optional<std::uint32_t> cuts;
   /// Threads per team, and elements per thread (vector sequences) or matrix lines per team
   /// (matrix sequences: 1, 4, 16 or 32 lines a team sweeps at a time, or tiles of at least
-  /// fusion::tile_lines lines for the groups valid as tiles, the others then sweeping
+  /// fusion::tile_lines lines for the groups valid as tiles, the others then holding each line
+  /// in a team's registers where it fits (Tuning<ExecSpace>::fusion_held_*), else sweeping
   /// Tuning<ExecSpace>::fusion_matrix_rows lines at a time); 0: Tuning<ExecSpace>'s.
   int team_size  = 0;
   int per_thread = 0;
@@ -335,7 +337,8 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
   }
   double bytes(std::uint32_t cuts, int per, double launch) const {
     return *plan_bytes<Seq, RowsOwned>(cuts, ext.rows, ext.cols, sizeof(T), launch,
-                                       Tuning<ExecSpace>::fusion_reread_share, tiles(per));
+                                       Tuning<ExecSpace>::fusion_reread_share, tiles(per),
+                                       held_fits<ExecSpace, T>(extents().swept));
   }
   static const char* shape_rule() {
     return "matrix lines per team 0, 1, 4, 16, 32, or at least fusion::tile_lines (tiles)";

@@ -11,8 +11,9 @@
 //     expression at o;
 //   - a partial nested sum (along o) adds the R lines' terms to the team's scratch sum at s.
 // A sweep ends before a step that reads the result of a complete step of the same sweep; the
-// next sweep reads the matrices again (from cache). After the main kernel, one more launch adds
-// the teams' partial sums at each s and evaluates the partial steps' outer expressions.
+// next sweep reads the matrices again (from cache). After the main kernel, one more launch
+// (matrix_sums_kernel.hpp) adds the teams' partial sums at each s and evaluates the partial
+// steps' outer expressions.
 // matrix_launch.hpp launches these kernels, or matrix_tile_kernel.hpp's.
 #pragma once
 
@@ -150,8 +151,9 @@ struct MatrixEval {
     return -outer(e.a, i, total);
   }
 
-  // ---- a matrix expression at element (o, s); W: the matrices earlier steps of the sweep wrote
-  // (held in regs, matrix K at regs[K L])
+  // ---- a matrix expression at element (o, s); W: the symbols held in regs (symbol K at
+  // regs[K L]): matrices earlier steps of the sweep wrote or the kernel loaded, and vectors whose
+  // value at the owned index o a held-lines team has in registers
   template <std::uint64_t W, int L, int K>
   KOKKOS_INLINE_FUNCTION T at2(const Mat<K>&, std::size_t o, std::size_t s, const T* regs) const {
     if constexpr (((W >> K) & 1u) != 0) {
@@ -160,13 +162,32 @@ struct MatrixEval {
       return p[K][o * ns + s];
     }
   }
+  /// Vector K at the owned index o (from regs when held) or at the swept index s.
+  template <std::uint64_t W, int L, bool AtOwned, int K>
+  KOKKOS_INLINE_FUNCTION T vector_at(std::size_t o, std::size_t s, const T* regs) const {
+    if constexpr (AtOwned && ((W >> K) & 1u) != 0) {
+      return regs[K * L];
+    } else {
+      return p[K][AtOwned ? o : s];
+    }
+  }
   template <std::uint64_t W, int L, class E>
   KOKKOS_INLINE_FUNCTION T at2(const ByRow<E>& e, std::size_t o, std::size_t s, const T*) const {
     return at(e.e, RowsOwned ? o : s);
   }
+  template <std::uint64_t W, int L, int K>
+  KOKKOS_INLINE_FUNCTION T at2(const ByRow<Vec<K>>&, std::size_t o, std::size_t s,
+                               const T* regs) const {
+    return vector_at<W, L, RowsOwned, K>(o, s, regs);
+  }
   template <std::uint64_t W, int L, class E>
   KOKKOS_INLINE_FUNCTION T at2(const ByCol<E>& e, std::size_t o, std::size_t s, const T*) const {
     return at(e.e, RowsOwned ? s : o);
+  }
+  template <std::uint64_t W, int L, int K>
+  KOKKOS_INLINE_FUNCTION T at2(const ByCol<Vec<K>>&, std::size_t o, std::size_t s,
+                               const T* regs) const {
+    return vector_at<W, L, !RowsOwned, K>(o, s, regs);
   }
   template <std::uint64_t W, int L, int K>
   KOKKOS_INLINE_FUNCTION T at2(const Scalar<K>&, std::size_t, std::size_t, const T*) const {
@@ -235,6 +256,35 @@ KOKKOS_INLINE_FUNCTION void store_matrices(const StepList& steps,
     store_matrices<S + 1, S1, RS, M | Traits::writes_matrices>(steps, ev, o, s, regs);
   }
 }
+
+/// N values summed as one (a vector reduction of several lines' sums at once).
+template <class T, int N>
+struct LineSums {
+  T v[N];
+  KOKKOS_INLINE_FUNCTION LineSums& operator+=(const LineSums& o) {
+    for (int i = 0; i < N; ++i)
+      v[i] += o.v[i];
+    return *this;
+  }
+};
+
+/// The sum reducer of LineSums (Kokkos' Sum needs a reduction_identity).
+template <class T, int N>
+struct LineSumsReducer {
+  using reducer          = LineSumsReducer;
+  using value_type       = LineSums<T, N>;
+  using result_view_type = Kokkos::View<value_type, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  value_type& result;
+  KOKKOS_INLINE_FUNCTION explicit LineSumsReducer(value_type& r) : result(r) {}
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest += src; }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
+    for (int i = 0; i < N; ++i)
+      v.v[i] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION value_type& reference() const { return result; }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const { return result_view_type(&result); }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+};
 
 /// The main kernel of steps [A, B) of matrix sequence Seq (see the file comment); R owned lines
 /// at a time. partials: the teams' partial sums, [league][partial steps][ns].
@@ -400,69 +450,6 @@ struct MatrixGroupKernel {
       for_own(m, [&](std::size_t s) {
         for (int q = 0; q < Steps::partials; ++q)
           out[std::size_t(q) * ev.ns + s] = team_part[std::size_t(q) * ev.ns + s];
-      });
-    }
-  }
-};
-
-/// The partial steps of [A, B): the teams' partial sums added, the outer expressions evaluated
-/// and stored (in step order). A team takes `width` consecutive swept indices (its vector
-/// lanes: coalesced reads of the partial sums); its threads add every team_size-th team's sums,
-/// and its first thread adds theirs (team scratch: partial steps x team_size x width values).
-template <class ExecSpace, class T, class Seq, int A, int B, std::size_t P, bool RowsOwned>
-struct MatrixPartialsKernel {
-  using Member               = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using Steps                = MatrixGroupSteps<Seq, RowsOwned, A, B>;
-  using StepList             = std::decay_t<decltype(std::declval<Seq>().steps)>;
-  static constexpr int width = 32;
-  StepList steps;
-  MatrixEval<T, P, RowsOwned> ev;
-  const T* partials;
-  std::size_t teams;
-
-  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int team_size) {
-    return std::size_t(Steps::partials) * std::size_t(team_size) * width * sizeof(T);
-  }
-
-  /// Steps S .. B - 1 at swept index s (lane c of the team's sums).
-  template <int S>
-  KOKKOS_INLINE_FUNCTION void finish(std::size_t s, int c, int team, const T* sums) const {
-    if constexpr (S < B) {
-      if constexpr (Steps::template is_partial<S>) {
-        const auto& step = step_at<S>(steps);
-        constexpr int K  = StepTraits<std::decay_t<decltype(step)>>::target;
-        constexpr int q  = Steps::template partial_at<S>;
-        T total          = 0;
-        for (int g = 0; g < team; ++g)
-          total += sums[(q * team + g) * width + c];
-        ev.p[K][s] = ev.outer(step.e, s, total);
-      }
-      finish<S + 1>(s, c, team, sums);
-    }
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
-    const int team = m.team_size(), g = m.team_rank();
-    const std::size_t s0     = std::size_t(m.league_rank()) * width;
-    T* sums                  = static_cast<T*>(m.team_scratch(0).get_shmem(scratch_bytes(team)));
-    const std::size_t stride = std::size_t(Steps::partials) * ev.ns;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, width), [&](int c) {
-      const std::size_t s = s0 + std::size_t(c);
-      for (int q = 0; q < Steps::partials; ++q) {
-        T total = 0;
-        if (s < ev.ns) {
-          const T* first = partials + std::size_t(q) * ev.ns + s;
-          for (std::size_t t = std::size_t(g); t < teams; t += std::size_t(team))
-            total += first[t * stride];
-        }
-        sums[(q * team + g) * width + c] = total;
-      }
-    });
-    m.team_barrier();
-    if (g == 0) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, width), [&](int c) {
-        const std::size_t s = s0 + std::size_t(c);
-        if (s < ev.ns) finish<A>(s, c, team, sums);
       });
     }
   }

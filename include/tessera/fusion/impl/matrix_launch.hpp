@@ -1,11 +1,14 @@
 // The launch of a matrix group's kernels: its tiles (matrix_tile_kernel.hpp) when the launch
 // shape asks for tiles (at least fusion::tile_lines lines per team) and the group is valid as
-// tiles, else its teams sweeping whole lines (matrix_kernel.hpp).
+// tiles; with such a shape otherwise its lines held in registers (matrix_held_kernel.hpp) when
+// they fit; else its teams sweeping whole lines (matrix_kernel.hpp).
 #pragma once
 
 #include <tessera/core/tiling.hpp>
 #include <tessera/fusion/impl/group_dispatch.hpp>
+#include <tessera/fusion/impl/matrix_held_kernel.hpp>
 #include <tessera/fusion/impl/matrix_kernel.hpp>
+#include <tessera/fusion/impl/matrix_sums_kernel.hpp>
 #include <tessera/fusion/impl/matrix_tile_kernel.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/workspace.hpp>
@@ -88,24 +91,32 @@ struct MatrixGroupKernels {
       Kokkos::parallel_for("tessera::fusion::matrix_group", policy,
                            K{seq.steps, ev, extents.owned, buffer, level});
     }
-    launch_partials<A, B>(ev, buffer, league);
+    launch_sums<A, B>(ev, {}, team_parts<A, B>(buffer, league));
   }
 
-  /// When group [A, B) has partial steps: the kernel adding the partial sums of `teams` teams
-  /// in `buffer` ([team][partial step][swept index]) and evaluating the steps' outer expressions.
+  /// The parts of group [A, B)'s partial sums written by `teams` teams into `buffer`
+  /// ([team][partial step][swept index]: the line and held-lines schedules).
   template <int A, int B>
-  void launch_partials(const MatrixEval<T, P, RowsOwned>& ev, const T* buffer,
-                       std::size_t teams) const {
-    if constexpr (MatrixGroupSteps<Seq, RowsOwned, A, B>::partials > 0) {
-      using Finish             = MatrixPartialsKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
-      const int team           = Tuning<ExecSpace>::fusion_partials_team_size;
-      const int lanes          = Tuning<ExecSpace>::fusion_partials_vector_length;
-      const std::size_t chunks = (extents.swept + Finish::width - 1) / Finish::width;
-      if (chunks > 0) {
-        Kokkos::TeamPolicy<ExecSpace> finish(space, int(chunks), team, lanes);
-        finish.set_scratch_size(0, Kokkos::PerTeam(Finish::scratch_bytes(team)));
-        Kokkos::parallel_for("tessera::fusion::matrix_partials", finish,
-                             Finish{seq.steps, ev, buffer, teams});
+  SumParts<T> team_parts(const T* buffer, std::size_t teams) const {
+    constexpr std::size_t partials = MatrixGroupSteps<Seq, RowsOwned, A, B>::partials;
+    if (partials == 0) return {};
+    return {buffer, extents.swept, teams, partials * extents.swept, extents.swept};
+  }
+
+  /// When group [A, B) has sums to finish: the kernel adding their parts (matrix_sums_kernel.hpp;
+  /// along_s: the complete steps', at owned indices; along_o: the partial steps').
+  template <int A, int B>
+  void launch_sums(const MatrixEval<T, P, RowsOwned>& ev, const SumParts<T>& along_s,
+                   const SumParts<T>& along_o) const {
+    using Sums = MatrixSumsKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+    if constexpr (Sums::sums > 0) {
+      const Sums kernel{seq.steps, ev, along_s, along_o};
+      const int team = Tuning<ExecSpace>::fusion_partials_team_size;
+      if (kernel.league() > 0) {
+        Kokkos::TeamPolicy<ExecSpace> policy(space, int(kernel.league()), team,
+                                             Tuning<ExecSpace>::fusion_partials_vector_length);
+        policy.set_scratch_size(0, Kokkos::PerTeam(Sums::scratch_bytes(team)));
+        Kokkos::parallel_for("tessera::fusion::matrix_sums", policy, kernel);
       }
     }
   }
@@ -146,31 +157,32 @@ struct MatrixGroupKernels {
   /// their sums.
   template <int A, int B>
   void launch_tiles() const {
-    using K                    = MatrixTileKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
-    using Finish               = MatrixTileFinish<ExecSpace, T, Seq, A, B, P, RowsOwned>;
-    using Steps                = MatrixGroupSteps<Seq, RowsOwned, A, B>;
-    using Policy               = Kokkos::TeamPolicy<ExecSpace>;
-    const FusionTileShape tile = tile_shape<A, B>();
-    const TileGrid grid        = tile_grid(K::width, tile.lines);
-    const std::size_t along_s  = std::size_t(Steps::completes) * grid.bands * grid.owned;
-    const std::size_t along_o  = std::size_t(Steps::partials) * grid.blocks * grid.swept;
-    T* buffer                  = partial_buffer(along_s + along_o);
-    const int threads          = tile_threads(tile.threads);
-    const std::size_t bytes    = K::scratch_bytes(threads);
-    const int level            = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
+    using K                        = MatrixTileKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+    using Steps                    = MatrixGroupSteps<Seq, RowsOwned, A, B>;
+    using Policy                   = Kokkos::TeamPolicy<ExecSpace>;
+    const FusionTileShape tile     = tile_shape<A, B>();
+    const TileGrid grid            = tile_grid(K::width, tile.lines);
+    const std::size_t swept_values = std::size_t(Steps::completes) * grid.bands * grid.owned;
+    const std::size_t owned_values = std::size_t(Steps::partials) * grid.blocks * grid.swept;
+    T* buffer                      = partial_buffer(swept_values + owned_values);
+    const int threads              = tile_threads(tile.threads);
+    const std::size_t bytes        = K::scratch_bytes(threads);
+    const int level                = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
     const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
     if (grid.tiles() > 0) {
       Policy policy(space, int(grid.tiles()), threads, K::VL);
       if (bytes > 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
       Kokkos::parallel_for("tessera::fusion::matrix_tiles", policy,
-                           K{seq.steps, ev, grid, buffer, buffer + along_s, level});
+                           K{seq.steps, ev, grid, buffer, buffer + swept_values, level});
     }
-    if constexpr (Steps::completes + Steps::partials > 0) {
-      const std::size_t n = grid.owned > grid.swept ? grid.owned : grid.swept;
-      Kokkos::parallel_for("tessera::fusion::matrix_tile_sums",
-                           Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-                           Finish{seq.steps, ev, grid, buffer, buffer + along_s});
-    }
+    // The sums along s: [step][band][o]; along o: [step][tile line block][s].
+    SumParts<T> along_s, along_o;
+    if (Steps::completes > 0)
+      along_s = {buffer, grid.owned, grid.bands, grid.owned, grid.bands * grid.owned};
+    if (Steps::partials > 0)
+      along_o = {buffer + swept_values, grid.swept, grid.blocks, grid.swept,
+                 grid.blocks * grid.swept};
+    launch_sums<A, B>(ev, along_s, along_o);
   }
 
   /// Team threads of a tile launch of `threads` threads (team threads of VL lanes).
@@ -192,6 +204,29 @@ struct MatrixGroupKernels {
     team_size_max = limit < team_size_max ? limit : team_size_max;
   }
 
+  /// Launches the held-lines group [A, B) (matrix_held_kernel.hpp): a team per
+  /// fusion_held_league_threads threads the device holds (at most one per line), then the
+  /// kernel adding their partial sums.
+  template <int A, int B>
+  void launch_held() const {
+    using K                    = MatrixHeldKernel<ExecSpace, T, Seq, A, B, P, RowsOwned>;
+    using Policy               = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<K::TH, 1>>;
+    constexpr int partials     = MatrixGroupSteps<Seq, RowsOwned, A, B>::partials;
+    const std::size_t resident = std::size_t(space.concurrency()) /
+                                 std::size_t(Tuning<ExecSpace>::fusion_held_league_threads);
+    const std::size_t fill   = resident > 0 ? resident : 1;
+    const std::size_t league = extents.owned < fill ? extents.owned : fill;
+    T* buffer                = partial_buffer(std::size_t(partials) * league * extents.swept);
+    const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
+    if (league > 0) {
+      Policy policy(space, int(league), K::threads, K::VL);
+      policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes()));
+      Kokkos::parallel_for("tessera::fusion::matrix_held", policy,
+                           K{seq.steps, ev, extents.owned, buffer});
+    }
+    launch_sums<A, B>(ev, {}, team_parts<A, B>(buffer, league));
+  }
+
   template <int A, int B, int R>
   void visit_rows() {
     if (only_limit) {
@@ -209,6 +244,10 @@ struct MatrixGroupKernels {
       } else {
         launch_tiles<A, B>();
       }
+      return;
+    }
+    if (shape.per_thread >= tile_lines && held_fits<ExecSpace, T>(extents.swept)) {
+      if (!only_limit) launch_held<A, B>();  // its own team size, within its launch bounds
       return;
     }
     switch (shape.per_thread > 32 ? Tuning<ExecSpace>::fusion_matrix_rows : shape.per_thread) {

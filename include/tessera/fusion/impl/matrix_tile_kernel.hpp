@@ -12,9 +12,9 @@
 //   - a sum along o adds the term to a register per element; at the end of the tile the team
 //     threads add theirs (team scratch) and the tile's sum at s is written to the owned buffer,
 //     [step][tile line block][s].
-// A second launch adds the bands' (tile line blocks') sums and evaluates each sum step's outer
-// expression. Every matrix element is loaded once; the buffers hold (swept bands + owned
-// blocks) x extent values per sum step, a few percent of the matrix.
+// A second launch (matrix_sums_kernel.hpp) adds the bands' (tile line blocks') sums and evaluates
+// each sum step's outer expression. Every matrix element is loaded once; the buffers hold (swept
+// bands + owned blocks) x extent values per sum step, a few percent of the matrix.
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
@@ -33,35 +33,6 @@
 namespace tessera {
 namespace fusion {
 namespace Impl {
-
-/// N values summed as one (a vector reduction of several lines' sums at once).
-template <class T, int N>
-struct LineSums {
-  T v[N];
-  KOKKOS_INLINE_FUNCTION LineSums& operator+=(const LineSums& o) {
-    for (int i = 0; i < N; ++i)
-      v[i] += o.v[i];
-    return *this;
-  }
-};
-
-/// The sum reducer of LineSums (Kokkos' Sum needs a reduction_identity).
-template <class T, int N>
-struct LineSumsReducer {
-  using reducer          = LineSumsReducer;
-  using value_type       = LineSums<T, N>;
-  using result_view_type = Kokkos::View<value_type, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
-  value_type& result;
-  KOKKOS_INLINE_FUNCTION explicit LineSumsReducer(value_type& r) : result(r) {}
-  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest += src; }
-  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
-    for (int i = 0; i < N; ++i)
-      v.v[i] = 0;
-  }
-  KOKKOS_INLINE_FUNCTION value_type& reference() const { return result; }
-  KOKKOS_INLINE_FUNCTION result_view_type view() const { return result_view_type(&result); }
-  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
-};
 
 /// The extents of a tile launch: tiles of `lines` owned lines by `width` swept indices,
 /// `bands` tiles across the swept axis and `blocks` along the owned one.
@@ -214,44 +185,6 @@ struct MatrixTileKernel {
         }
     }
   }
-};
-
-/// The second launch of a tile group: at each index i, every sum step's tiles' sums added and
-/// its outer expression evaluated and stored (in step order).
-template <class ExecSpace, class T, class Seq, int A, int B, std::size_t P, bool RowsOwned>
-struct MatrixTileFinish {
-  using Steps    = MatrixGroupSteps<Seq, RowsOwned, A, B>;
-  using StepList = std::decay_t<decltype(std::declval<Seq>().steps)>;
-  StepList steps;
-  MatrixEval<T, P, RowsOwned> ev;
-  TileGrid grid;
-  const T* swept_sums;
-  const T* owned_sums;
-
-  template <int S>
-  KOKKOS_INLINE_FUNCTION void finish(std::size_t i) const {
-    if constexpr (S < B) {
-      if constexpr (Steps::template is_complete<S> || Steps::template is_partial<S>) {
-        const auto& step        = step_at<S>(steps);
-        constexpr int K         = StepTraits<std::decay_t<decltype(step)>>::target;
-        constexpr bool along_s  = Steps::template is_complete<S>;
-        const std::size_t n     = along_s ? grid.owned : grid.swept;
-        const std::size_t parts = along_s ? grid.bands : grid.blocks;
-        const T* first          = along_s
-                                      ? swept_sums + std::size_t(Steps::template complete_at<S>) * parts * n
-                                      : owned_sums + std::size_t(Steps::template partial_at<S>) * parts * n;
-        if (i < n) {
-          T total = 0;
-          for (std::size_t b = 0; b < parts; ++b)
-            total += first[b * n + i];
-          ev.p[K][i] = ev.outer(step.e, i, total);
-        }
-      }
-      finish<S + 1>(i);
-    }
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { finish<A>(i); }
 };
 
 }  // namespace Impl
