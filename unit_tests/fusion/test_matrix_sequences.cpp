@@ -372,7 +372,8 @@ void check_held_lines() {
   tiles.cuts       = 0;
   tiles.per_thread = fusion::tile_lines;
   for (const std::size_t ns : {std::size_t(1), std::size_t(33), cap - 1, cap, cap + 1}) {
-    for (const std::size_t no : {std::size_t(1), std::size_t(7)}) {
+    // 300 lines: more than a GPU's league, so that teams take several lines each.
+    for (const std::size_t no : {std::size_t(1), std::size_t(7), std::size_t(300)}) {
       SCOPED_TRACE("lines of " + std::to_string(ns) + ", " + std::to_string(no) + " lines");
       const bool held = tessera::fusion::Impl::held_fits<ExecSpace, T>(ns);
       if (ns == cap) EXPECT_TRUE(held) << "full lines are held";
@@ -403,6 +404,69 @@ void check_held_lines() {
         const Ref xref = axpby(beta, mvt(Ah, yr), 1, zr);
         expect_ref(x, xref, e, "SGEMVT x");
         expect_ref(w, scale(alpha, mv(Ah, xref)), e, "SGEMVT w");
+      }
+      {
+        // Later sweeps reading a line's result from memory, not registers (a team barrier
+        // first): in a complete step's outer expression, and inside by_row(2 * u).
+        constexpr fusion::Mat<0> a;
+        constexpr fusion::Vec<1> xs;
+        constexpr fusion::Vec<2> ts;
+        constexpr fusion::Vec<3> us;
+        constexpr fusion::Vec<4> ys;
+        const auto seq =
+            fusion::sequence(fusion::assign(ts, fusion::row_sum(a * fusion::by_col(xs))),
+                             fusion::assign(us, fusion::row_sum(a * fusion::by_col(xs)) + 3 * ts),
+                             fusion::assign(ys, fusion::col_sum(a * fusion::by_row(2 * us))));
+        using D = Data<T, Kokkos::LayoutRight, ExecSpace>;
+        D data(unsigned(ns * 5 + no));
+        const auto [A, Ah] = data.matrix(no, ns);
+        const auto [x, xr] = data.vector(ns);
+        typename D::Vector t("t", no), u("u", no), y("y", ns);
+        KernelNames kernels;
+        fusion::run(space, seq, fusion::bind(A, x, t, u, y), tiles);
+        EXPECT_EQ(kernels.launched("tessera::fusion::matrix_held"), held) << "composed";
+        const Ref tr = mv(Ah, xr), ur = axpby(1, tr, 3, tr);
+        expect_ref(t, tr, e, "composed t");
+        expect_ref(u, ur, e, "composed u");
+        expect_ref(y, mvt(Ah, scale(2, ur)), e, "composed y");
+      }
+      {
+        // A sum's outer expression reading its own target, and one reading the target of a
+        // later sum of the same sweep: every lane reads the old values before they are stored.
+        constexpr fusion::Mat<0> a;
+        constexpr fusion::Vec<1> xs;
+        constexpr fusion::Vec<2> ts;
+        constexpr fusion::Vec<3> bs;
+        constexpr fusion::Vec<4> ys;
+        constexpr fusion::Vec<5> zs;
+        const auto own =
+            fusion::sequence(fusion::assign(ts, ts + fusion::row_sum(a * fusion::by_col(xs))),
+                             fusion::assign(ys, fusion::col_sum(a * fusion::by_row(ts))));
+        const auto later =
+            fusion::sequence(fusion::assign(ts, fusion::row_sum(a * fusion::by_col(xs)) + bs),
+                             fusion::assign(bs, fusion::row_sum(a * fusion::by_col(zs))),
+                             fusion::assign(ys, fusion::col_sum(a * fusion::by_row(ts))));
+        using D = Data<T, Kokkos::LayoutRight, ExecSpace>;
+        D data(unsigned(ns * 7 + no));
+        const auto [A, Ah]   = data.matrix(no, ns);
+        const auto [x, xr]   = data.vector(ns);
+        const auto [z, zr]   = data.vector(ns);
+        const auto [t0, t0r] = data.vector(no);
+        const auto [b0, b0r] = data.vector(no);
+        typename D::Vector t("t", no), b("b", no), y("y", ns);
+        Kokkos::deep_copy(t, t0);
+        KernelNames kernels;
+        fusion::run(space, own, fusion::bind(A, x, t, b, y, z), tiles);
+        EXPECT_EQ(kernels.launched("tessera::fusion::matrix_held"), held) << "own target";
+        const Ref town = axpby(1, t0r, 1, mv(Ah, xr));
+        expect_ref(t, town, e, "own target t");
+        expect_ref(y, mvt(Ah, town), e, "own target y");
+        Kokkos::deep_copy(b, b0);
+        fusion::run(space, later, fusion::bind(A, x, t, b, y, z), tiles);
+        const Ref tlater = axpby(1, mv(Ah, xr), 1, b0r);
+        expect_ref(t, tlater, e, "later target t");
+        expect_ref(b, mv(Ah, zr), e, "later target b");
+        expect_ref(y, mvt(Ah, tlater), e, "later target y");
       }
     }
   }

@@ -90,7 +90,8 @@ struct FusionReport {
   int kernels        = 0;  ///< kernels launched
   double model_bytes = 0;  ///< the bytes the model counts for the plan, launches included
   /// The launch shape run (the default one: matrix tile groups then take the backend's tiles
-  /// for their kind, Tuning::fusion_tile_shape and fusion_tile_shape_owned_sums).
+  /// for their kind, Tuning::fusion_tile_shape and fusion_tile_shape_owned_sums, and vector
+  /// groups with a reduction Tuning::fusion_vector_reduction_shape).
   int team_size  = 0;
   int per_thread = 0;
 };

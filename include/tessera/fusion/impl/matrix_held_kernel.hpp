@@ -6,16 +6,18 @@
 // elements each (Tuning::fusion_held_bytes), ns <= TH x E, and fills more than
 // Tuning::fusion_held_min_share of them (a team's lines follow each other, each waiting for its
 // loads and its reductions: with short lines, reading the matrix twice with more teams is as
-// fast). A team takes every league-th owned line o, one at a time (its league: the teams the
-// device holds at once). Lane t holds the line's elements s = t, t + TH, ... (coalesced) of
-// every matrix the group reads, loaded once, and prefetches the same elements of its next line.
-// Each sweep runs on the held elements (matrix_kernel.hpp's steps):
+// fast). A team takes every league-th owned line o, one at a time (its league: a team per
+// Tuning::fusion_held_league_threads threads the device holds at once). Lane t holds the line's
+// elements s = t, t + TH, ... (coalesced) of every matrix the group reads, loaded once, and
+// prefetches the same elements of its next line. Each sweep runs on the held elements
+// (matrix_kernel.hpp's steps):
 //   - a complete sum is reduced over the team (a vector reduction per team thread, one barrier,
 //     a vector reduction of the team threads' sums); every lane keeps its outer expression in
 //     registers for the later sweeps (which read it at the owned index, by_row(tmp) with rows
-//     owned), and the team's first lane stores it at o; a team barrier precedes the next sweep
-//     only when a later step reads it from memory (in a composed expression such as
-//     by_row(2 * tmp), or in a complete step's outer expression);
+//     owned), and the team's first lane then stores it at o (after a barrier when an outer
+//     expression of the sweep reads a vector the sweep's sums write: t = t + row_sum(...)); a team
+//     barrier precedes the next sweep only when a later step reads it from memory (in a composed
+//     expression such as by_row(2 * tmp), or in a complete step's outer expression);
 //   - a partial sum (along o) adds its term to a register per held element: a lane owns the
 //     same swept indices for all its lines, so its sums stay in registers until the end, when
 //     the team writes them, [league][partial step][ns], for the sums kernel
@@ -152,10 +154,10 @@ struct MatrixHeldKernel {
   }
 
   /// The complete steps of [S, S1) at line o: their outer expressions (totals: their sums) in
-  /// every element's registers, and stored at o by the team's first lane.
+  /// every element's registers.
   template <int S, int S1>
-  KOKKOS_INLINE_FUNCTION void finish_line(const Member& m, std::size_t o, bool first,
-                                          const LineSums<T, NC>& totals, T (&regs)[NR][E]) const {
+  KOKKOS_INLINE_FUNCTION void finish_line(std::size_t o, const LineSums<T, NC>& totals,
+                                          T (&regs)[NR][E]) const {
     if constexpr (S < S1) {
       if constexpr (Steps::template is_complete<S>) {
         const auto& step = step_at<S>(steps);
@@ -163,9 +165,36 @@ struct MatrixHeldKernel {
         const T value    = ev.outer(step.e, o, totals.v[Steps::template complete_at<S>]);
         for (int e = 0; e < E; ++e)
           regs[K][e] = value;
-        if (first) ev.p[K][o] = value;
       }
-      finish_line<S + 1, S1>(m, o, first, totals, regs);
+      finish_line<S + 1, S1>(o, totals, regs);
+    }
+  }
+  /// Stores the complete steps of [S, S1) at line o from the registers.
+  template <int S, int S1>
+  KOKKOS_INLINE_FUNCTION void store_line(std::size_t o, const T (&regs)[NR][E]) const {
+    if constexpr (S < S1) {
+      if constexpr (Steps::template is_complete<S>) {
+        constexpr int K = StepTraits<std::decay_t<decltype(step_at<S>(steps))>>::target;
+        ev.p[K][o]      = regs[K][0];
+      }
+      store_line<S + 1, S1>(o, regs);
+    }
+  }
+
+  /// Whether the outer expression of a complete step among [S, S1) reads the target of one:
+  /// every lane must have read it before the first lane stores the new values.
+  template <int S, int S1>
+  static constexpr bool outer_reads_targets() {
+    std::uint64_t outer = 0;
+    outer_vectors_of<S, S1>(outer);
+    return (outer & group_complete_stores<Seq, RowsOwned>(S, S1)) != 0;
+  }
+  template <int S, int S1>
+  static constexpr void outer_vectors_of(std::uint64_t& outer) {
+    if constexpr (S < S1) {
+      using Step = std::decay_t<decltype(step_at<S>(std::declval<const StepList&>()))>;
+      if (Steps::complete(S)) outer |= StepTraits<Step>::outer_vectors;
+      outer_vectors_of<S + 1, S1>(outer);
     }
   }
 
@@ -224,7 +253,9 @@ struct MatrixHeldKernel {
         }
         const LineSums<T, NC> totals = team_sums(m, mine, scratch + parity * threads * NC);
         parity ^= 1;
-        finish_line<S, S1>(m, o, t == 0, totals, regs);
+        finish_line<S, S1>(o, totals, regs);
+        if constexpr (outer_reads_targets<S, S1>()) m.team_barrier();
+        if (t == 0) store_line<S, S1>(o, regs);
       }
       if constexpr (S1 < B) {
         // The line's results stored above are read from memory by a later step that does not

@@ -1,9 +1,10 @@
 // The kernel of a group of steps over vectors (plan.hpp): a TeamPolicy launch whose team takes
 // team_size x per_thread consecutive elements, each thread per_thread of them team_size apart
 // (coalesced), and runs the group's steps on each element in order: the elementary functions'
-// load, compute and store, glued. Vectors an earlier step of the group wrote are read from
-// registers (their symbols are known at compile time), others loaded; a reduction step adds to
-// the thread's share of the launch's reduction, which Kokkos combines into the target scalar.
+// load, compute and store, glued (on GPUs the loads of Tuning::fusion_vector_unroll elements
+// first, then their computing and stores). Vectors an earlier step of the group wrote are read
+// from registers (their symbols are known at compile time), others loaded; a reduction step adds
+// to the thread's share of the launch's reduction, which Kokkos combines into the target scalar.
 #pragma once
 
 #include <tessera/core/tiling.hpp>
@@ -24,6 +25,7 @@ namespace tessera {
 namespace fusion {
 namespace Impl {
 
+using tessera::Impl::FusionVectorShape;
 using tessera::Impl::Tuning;
 
 /// The launch shape over n elements (0: the backend's tuning).
@@ -34,6 +36,7 @@ LaunchShape vector_launch_shape(std::size_t n, int team_size, int per_thread) {
   shape.per_thread = per_thread > 0 ? per_thread : Tuning<ExecSpace>::fusion_vector_per_thread;
   const std::size_t chunk = std::size_t(shape.team_size) * std::size_t(shape.per_thread);
   shape.league            = (n + chunk - 1) / chunk;
+  shape.automatic         = team_size == 0 && per_thread == 0;
   return shape;
 }
 
@@ -94,6 +97,32 @@ struct GroupKernel {
 
   /// The team's elements, each thread's per_thread of them team_size apart; the thread's terms
   /// of the group's reduction are summed in a register, then added to `sum` once.
+  /// The vectors steps S .. B - 1 read before writing them (bit K: Vec<K>; `written`: those
+  /// earlier steps wrote).
+  template <int S>
+  static constexpr std::uint64_t group_vector_loads(std::uint64_t written = 0) {
+    if constexpr (S >= B) {
+      return 0;
+    } else {
+      using Traits = StepTraits<std::decay_t<decltype(step_at<S>(std::declval<const L&>()))>>;
+      return (Traits::reads_vectors & ~written) |
+             group_vector_loads<S + 1>(written | Traits::writes_vectors);
+    }
+  }
+
+  /// The same as constants (device code reads constants, not host functions).
+  template <int S>
+  static constexpr std::uint64_t loads_from = group_vector_loads<S>();
+
+  /// Loads element i of the vectors in Loads (bit K: Vec<K>) into regs[K].
+  template <std::uint64_t Loads, int K = 0>
+  KOKKOS_INLINE_FUNCTION void load_vectors(std::size_t i, T* regs) const {
+    if constexpr (K < int(P)) {
+      if constexpr (((Loads >> K) & 1u) != 0) regs[K] = p[K][i];
+      load_vectors<Loads, K + 1>(i, regs);
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void run(const Member& m, T& sum) const {
     const std::size_t team  = std::size_t(m.team_size());
     const std::size_t first = std::size_t(m.league_rank()) * team * std::size_t(per_thread);
@@ -116,8 +145,20 @@ struct GroupKernel {
       for (int l = 0; l < lanes; ++l)
         terms += partial[l];
     } else {
-      for (std::size_t i = first + std::size_t(m.team_rank()); i < last; i += team)
-        apply<A, 0>(i, regs, terms);
+      // U elements at a time, team apart: all their loads before any computing or storing (a
+      // store would otherwise keep the next element's loads from being issued early).
+      constexpr int U = Tuning<ExecSpace>::fusion_vector_unroll;
+      for (std::size_t i0 = first + std::size_t(m.team_rank()); i0 < last; i0 += U * team) {
+        T held[U][P > 0 ? P : 1];
+        for (int u = 0; u < U; ++u) {
+          const std::size_t i = i0 + std::size_t(u) * team;
+          if (i < last) load_vectors<loads_from<A>>(i, held[u]);
+        }
+        for (int u = 0; u < U; ++u) {
+          const std::size_t i = i0 + std::size_t(u) * team;
+          if (i < last) apply<A, loads_from<A>>(i, held[u], terms);
+        }
+      }
     }
     sum += terms;
   }
@@ -179,11 +220,17 @@ struct GroupKernels {
   static constexpr int target = reduction_target<L, A, B>();
 
   /// Launches steps [A, B): a parallel_for, or a parallel_reduce into the group's reduction
-  /// target (a rank-0 View of `bound`).
+  /// target (a rank-0 View of `bound`; with the default shape, in the backend's shape for
+  /// reductions, Tuning::fusion_vector_reduction_shape).
   template <int A, int B>
   void launch() const {
-    const Body<A, B> body{steps, p, n, shape.per_thread};
-    const Kokkos::TeamPolicy<ExecSpace> policy(space, int(shape.league), shape.team_size);
+    LaunchShape s = shape;
+    if (target<A, B> >= 0 && shape.automatic) {
+      constexpr FusionVectorShape r = Tuning<ExecSpace>::fusion_vector_reduction_shape;
+      s                             = vector_launch_shape<ExecSpace>(n, r.team_size, r.per_thread);
+    }
+    const Body<A, B> body{steps, p, n, s.per_thread};
+    const Kokkos::TeamPolicy<ExecSpace> policy(space, int(s.league), s.team_size);
     if constexpr (target<A, B> < 0) {
       Kokkos::parallel_for("tessera::fusion::vector_group", policy, MapKernel<Body<A, B>, T>{body});
     } else {
