@@ -371,6 +371,13 @@ void check_held_lines() {
   fusion::FusionOptions tiles;
   tiles.cuts       = 0;
   tiles.per_thread = fusion::tile_lines;
+  // The symbols of the made-up sequences below.
+  constexpr fusion::Mat<0> a;
+  constexpr fusion::Vec<1> xs;
+  constexpr fusion::Vec<2> ts;
+  constexpr fusion::Vec<3> us;
+  constexpr fusion::Vec<4> ys;
+  constexpr fusion::Vec<5> zs;
   for (const std::size_t ns : {std::size_t(1), std::size_t(33), cap - 1, cap, cap + 1}) {
     // 300 lines: more than a GPU's league, so that teams take several lines each.
     for (const std::size_t no : {std::size_t(1), std::size_t(7), std::size_t(300)}) {
@@ -408,11 +415,6 @@ void check_held_lines() {
       {
         // Later sweeps reading a line's result from memory, not registers (a team barrier
         // first): in a complete step's outer expression, and inside by_row(2 * u).
-        constexpr fusion::Mat<0> a;
-        constexpr fusion::Vec<1> xs;
-        constexpr fusion::Vec<2> ts;
-        constexpr fusion::Vec<3> us;
-        constexpr fusion::Vec<4> ys;
         const auto seq =
             fusion::sequence(fusion::assign(ts, fusion::row_sum(a * fusion::by_col(xs))),
                              fusion::assign(us, fusion::row_sum(a * fusion::by_col(xs)) + 3 * ts),
@@ -433,18 +435,12 @@ void check_held_lines() {
       {
         // A sum's outer expression reading its own target, and one reading the target of a
         // later sum of the same sweep: every lane reads the old values before they are stored.
-        constexpr fusion::Mat<0> a;
-        constexpr fusion::Vec<1> xs;
-        constexpr fusion::Vec<2> ts;
-        constexpr fusion::Vec<3> bs;
-        constexpr fusion::Vec<4> ys;
-        constexpr fusion::Vec<5> zs;
         const auto own =
             fusion::sequence(fusion::assign(ts, ts + fusion::row_sum(a * fusion::by_col(xs))),
                              fusion::assign(ys, fusion::col_sum(a * fusion::by_row(ts))));
         const auto later =
-            fusion::sequence(fusion::assign(ts, fusion::row_sum(a * fusion::by_col(xs)) + bs),
-                             fusion::assign(bs, fusion::row_sum(a * fusion::by_col(zs))),
+            fusion::sequence(fusion::assign(ts, fusion::row_sum(a * fusion::by_col(xs)) + us),
+                             fusion::assign(us, fusion::row_sum(a * fusion::by_col(zs))),
                              fusion::assign(ys, fusion::col_sum(a * fusion::by_row(ts))));
         using D = Data<T, Kokkos::LayoutRight, ExecSpace>;
         D data(unsigned(ns * 7 + no));
