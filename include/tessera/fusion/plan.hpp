@@ -129,6 +129,24 @@ constexpr std::uint64_t group_complete_stores(int a, int b) {
   return complete_stores<Seq, RowsOwned>(static_cast<const Seq*>(nullptr), a, b);
 }
 
+/// The vectors steps [a, b) of a sequence (or of its step list) read before writing them
+/// (bit K: Vec<K>): those a group's kernel loads.
+template <class... S>
+constexpr std::uint64_t group_vector_loads(const StepList<S...>*, int a, int b) {
+  const std::uint64_t reads[]  = {StepTraits<S>::reads_vectors...};  // as below
+  const std::uint64_t writes[] = {StepTraits<S>::writes_vectors...};
+  std::uint64_t loads = 0, written = 0;
+  for (int s = a; s < b; ++s) {
+    loads |= reads[s] & ~written;
+    written |= writes[s];
+  }
+  return loads;
+}
+template <class... S>
+constexpr std::uint64_t group_vector_loads(const Sequence<S...>*, int a, int b) {
+  return group_vector_loads(static_cast<const StepList<S...>*>(nullptr), a, b);
+}
+
 /// The matrices steps [a, b) of a sequence write (bit K: Mat<K>).
 template <class... S>
 constexpr std::uint64_t group_matrix_stores(const Sequence<S...>*, int a, int b) {
@@ -237,9 +255,9 @@ constexpr Group group(int a, int b) {
     // A scalar the group reduces is neither final nor its old value while the kernel runs,
     // whether the step reading it comes before or after the reduction.
     if (Tr::reads_scalars[s] & group_reduces) g.valid = false;
-    g.loads |= Tr::reads_vectors[s] & ~vec_written;
     vec_written |= Tr::writes_vectors[s];
   }
+  g.loads  = group_vector_loads(static_cast<const Seq*>(nullptr), a, b);
   g.stores = vec_written;
   return g;
 }

@@ -214,6 +214,15 @@ struct MatrixHeldKernel {
     }
   }
 
+  // The same as constants (device code reads constants, not host functions): whether the
+  // first lane's stores of the sweep [S, S1) wait for a barrier, and whether the sweep from S1
+  // does.
+  template <int S, int S1>
+  static constexpr bool barrier_before_store = outer_reads_targets<S, S1>();
+  template <int S1>
+  static constexpr bool barrier_before_sweep =
+      reads_from_memory<S1>(group_complete_stores<Seq, RowsOwned>(A, S1));
+
   /// The sweeps from step S on over line o; the lane holds its first `count` elements, at
   /// swept indices t, t + TH, ...; `parity` picks the scratch slots of the next reduction.
   template <int S>
@@ -254,21 +263,20 @@ struct MatrixHeldKernel {
         const LineSums<T, NC> totals = team_sums(m, mine, scratch + parity * threads * NC);
         parity ^= 1;
         finish_line<S, S1>(o, totals, regs);
-        if constexpr (outer_reads_targets<S, S1>()) m.team_barrier();
+        if constexpr (barrier_before_store<S, S1>) m.team_barrier();
         if (t == 0) store_line<S, S1>(o, regs);
       }
       if constexpr (S1 < B) {
         // The line's results stored above are read from memory by a later step that does not
         // take them from registers.
-        if constexpr (reads_from_memory<S1>(group_complete_stores<Seq, RowsOwned>(A, S1)))
-          m.team_barrier();
+        if constexpr (barrier_before_sweep<S1>) m.team_barrier();
         sweep<S1>(m, o, t, count, parity, scratch, regs, part);
       }
     }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
-    constexpr std::uint64_t loads = group_matrix_loads(static_cast<const Seq*>(nullptr), A, B);
+    constexpr std::uint64_t loads = held<A>;  // the matrices the group loads
     int lane                      = 0;
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, VL), [&](int l) { lane = l; });
     const std::size_t t = std::size_t(m.team_rank()) * VL + std::size_t(lane);

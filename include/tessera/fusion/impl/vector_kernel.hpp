@@ -97,22 +97,8 @@ struct GroupKernel {
 
   /// The team's elements, each thread's per_thread of them team_size apart; the thread's terms
   /// of the group's reduction are summed in a register, then added to `sum` once.
-  /// The vectors steps S .. B - 1 read before writing them (bit K: Vec<K>; `written`: those
-  /// earlier steps wrote).
-  template <int S>
-  static constexpr std::uint64_t group_vector_loads(std::uint64_t written = 0) {
-    if constexpr (S >= B) {
-      return 0;
-    } else {
-      using Traits = StepTraits<std::decay_t<decltype(step_at<S>(std::declval<const L&>()))>>;
-      return (Traits::reads_vectors & ~written) |
-             group_vector_loads<S + 1>(written | Traits::writes_vectors);
-    }
-  }
-
-  /// The same as constants (device code reads constants, not host functions).
-  template <int S>
-  static constexpr std::uint64_t loads_from = group_vector_loads<S>();
+  /// The vectors the group reads before writing them (loaded first).
+  static constexpr std::uint64_t loads = group_vector_loads(static_cast<const L*>(nullptr), A, B);
 
   /// Loads element i of the vectors in Loads (bit K: Vec<K>) into regs[K].
   template <std::uint64_t Loads, int K = 0>
@@ -152,11 +138,11 @@ struct GroupKernel {
         T held[U][P > 0 ? P : 1];
         for (int u = 0; u < U; ++u) {
           const std::size_t i = i0 + std::size_t(u) * team;
-          if (i < last) load_vectors<loads_from<A>>(i, held[u]);
+          if (i < last) load_vectors<loads>(i, held[u]);
         }
         for (int u = 0; u < U; ++u) {
           const std::size_t i = i0 + std::size_t(u) * team;
-          if (i < last) apply<A, loads_from<A>>(i, held[u], terms);
+          if (i < last) apply<A, loads>(i, held[u], terms);
         }
       }
     }
