@@ -16,6 +16,8 @@
 #include <functional>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -140,6 +142,55 @@ void check_maps() {
 TYPED_TEST(FusionVectors, WaxpbyVaddAndSscalMatchTheHost) {
   check_maps<TypeParam, float>();
   check_maps<TypeParam, double>();
+}
+
+// Vectors too large for the caches: host backends write them with streaming stores a cache
+// line at a time (vector_kernel.hpp), ordinary stores where an output is not 16-byte aligned
+// (an output one element into its allocation) and for the last elements.
+template <class ExecSpace, class T>
+void check_streamed() {
+  using Mem = typename ExecSpace::memory_space;
+  // One vector alone outgrows the streaming bound, so that every group streams; 13 elements past
+  // a multiple of the lanes.
+  const std::size_t n =
+      tessera::Impl::Tuning<ExecSpace>::fusion_streaming_min_bytes / sizeof(T) + 13;
+  RandomVector<T, ExecSpace> w(n, 11), v(n, 12), u(n, 13);
+  Kokkos::View<T*, Mem> buffer("buffer", n + 1);
+  Kokkos::View<T, Mem> r("r");
+  const double alpha = 0.75;
+  std::vector<double> z_ref(n), vadd(n);
+  double r_ref = 0, r_abs = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    z_ref[i] = w.host[i] - double(T(alpha)) * v.host[i];
+    r_ref += z_ref[i] * u.host[i];
+    r_abs += std::abs(z_ref[i] * u.host[i]);
+    vadd[i] = w.host[i] + v.host[i] + u.host[i];
+  }
+  for (const std::size_t offset : {0, 1}) {
+    SCOPED_TRACE("output at element " + std::to_string(offset) + " of its allocation");
+    const auto z = Kokkos::subview(buffer, std::make_pair(offset, offset + n));
+    for_every_plan<ExecSpace>(
+        fusion::axpydot_sequence(alpha), fusion::bind(z, w.view, v.view, u.view, r),
+        [&](const fusion::FusionOptions& o) {
+          return fusion::axpydot(ExecSpace{}, alpha, w.view, v.view, u.view, z, r, o);
+        },
+        [&] { Kokkos::deep_copy(buffer, T(9)); },
+        [&](const fusion::FusionReport&) {
+          expect_vector(z, z_ref, tolerance<T>(), "axpydot z");
+          T got;
+          Kokkos::deep_copy(got, r);
+          // float sums of n terms: rounding grows with the sum of |terms|
+          EXPECT_NEAR(double(got), r_ref, 4 * tolerance<T>() * (1 + r_abs)) << "r";
+        });
+    Kokkos::deep_copy(buffer, T(9));
+    fusion::vadd(ExecSpace{}, w.view, v.view, u.view, z);
+    expect_vector(z, vadd, tolerance<T>(), "vadd");
+  }
+}
+
+TYPED_TEST(FusionVectors, VectorsOutgrowingTheCachesAreStreamed) {
+  check_streamed<TypeParam, float>();
+  check_streamed<TypeParam, double>();
 }
 
 TYPED_TEST(FusionVectors, AReductionsResultIsReadOnlyAfterAKernelBoundary) {

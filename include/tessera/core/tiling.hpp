@@ -156,6 +156,17 @@ struct HostTuning : TuningBase {
   static constexpr double pairwise_occupancy_share           = 0;
   /// No staging: host backends write blocks straight from the block buffer.
   static constexpr std::size_t pairwise_staging_bytes = 0;
+  /// Fused sequences: a one-thread team takes a cache line of consecutive elements at a time
+  /// (fusion_lanes: 16 floats or 8 doubles, independent sums that the compiler vectorises).
+  /// With 8 floats, half of each line waited for the next step, and at a power-of-two stride
+  /// the lines in flight evicted it before (GESUMMV LayoutLeft in float at 4096^2: 16.4 ms with
+  /// 8 floats, 8.4 with 16).
+  static constexpr int fusion_lane_bytes = 64;
+  /// Groups touching at least this many bytes write their vectors and matrices with streaming
+  /// stores (core/streaming_store.hpp: no read for ownership of the output lines; VADD at 2^24
+  /// floats 1.25x -> 1.5x its two-call chain in a plain loop). Smaller ones keep their outputs
+  /// in cache for the next kernel (this VM's last-level cache: 32 MiB).
+  static constexpr std::size_t fusion_streaming_min_bytes = std::size_t{32} << 20;
   /// Fused vector sequences: one thread per team, 4096 consecutive elements per thread.
   static constexpr int fusion_vector_team_size  = 1;
   static constexpr int fusion_vector_per_thread = 4096;
@@ -165,13 +176,12 @@ struct HostTuning : TuningBase {
   /// The launch shapes the tuner times (with every valid plan).
   static constexpr int fusion_tune_team_sizes[] = {1};
   static constexpr int fusion_tune_per_thread[] = {1024, 4096, 16384};
-  /// Fused matrix sequences: one thread per team sweeps its lines 8 consecutive elements at a
-  /// time (8 independent sums, vectorised), 4 lines per team iteration (the default shape:
-  /// lines); one team per core when the group has partial sums.
+  /// Fused matrix sequences: one thread per team sweeps its lines a cache line at a time, 4
+  /// lines per team iteration (the default shape: lines); one team per core when the group has
+  /// partial sums.
   static constexpr int fusion_matrix_team_size      = 1;
   static constexpr int fusion_matrix_rows           = 4;
   static constexpr int fusion_matrix_lines          = 4;  // the default shape: lines
-  static constexpr int fusion_matrix_lanes          = 8;
   static constexpr double fusion_partial_team_share = 1;
   /// The kernel adding the teams' partial sums: one thread per team, no vector lanes.
   static constexpr int fusion_partials_team_size     = 1;
@@ -229,6 +239,10 @@ struct GpuTuning : TuningBase {
   /// to host outputs, chunk by chunk (one chunk's copy overlaps the previous chunk's scatter);
   /// small, because page-locking memory costs about as much as copying it.
   static constexpr std::size_t pairwise_staging_bytes = std::size_t{8} << 20;
+  /// Fused sequences: a thread takes one element at a time (fusion_lanes = 1); stores need no
+  /// read for ownership on GPUs, so none are streaming stores.
+  static constexpr int fusion_lane_bytes                  = 0;
+  static constexpr std::size_t fusion_streaming_min_bytes = ~std::size_t{0};
   /// Fused vector sequences: 256 threads per team, 16 elements per thread (256 apart: fewer
   /// teams, so that a reduction's per-team combination is a small part of it), each thread
   /// loading 4 elements' operands before computing and storing them (loads in flight); a launch
@@ -250,10 +264,10 @@ struct GpuTuning : TuningBase {
   /// partial sums in scratch added once per 16 lines); those with partial sums run half the
   /// teams the device holds at once (each team's partial sums are written once, and added by a
   /// second launch).
-  static constexpr int fusion_matrix_team_size      = 128;
-  static constexpr int fusion_matrix_rows           = 16;
-  static constexpr int fusion_matrix_lines          = 128;  // the default shape: tiles
-  static constexpr int fusion_matrix_lanes          = 1;
+  static constexpr int fusion_matrix_team_size = 128;
+  static constexpr int fusion_matrix_rows      = 16;
+  static constexpr int fusion_matrix_lines     = 128;  // the default shape: tiles
+
   static constexpr double fusion_partial_team_share = 0.5;
   /// The kernel adding the teams' partial sums: 8 threads of 32 vector lanes (32 consecutive
   /// columns read coalesced, each thread adding every 8th team's sums; a one-thread-per-column
@@ -339,6 +353,13 @@ struct TuningPolicy<Kokkos::Cuda> {
 /// The tuning policy of calls on ExecSpace.
 template <class ExecSpace>
 using Tuning = typename TuningPolicy<ExecSpace>::type;
+
+/// Consecutive elements of type T that a thread of a fused kernel takes at once: a cache line's
+/// worth on host backends (Tuning::fusion_lane_bytes), one on GPUs.
+template <class ExecSpace, class T>
+inline constexpr int fusion_lanes = Tuning<ExecSpace>::fusion_lane_bytes > int(sizeof(T))
+                                        ? Tuning<ExecSpace>::fusion_lane_bytes / int(sizeof(T))
+                                        : 1;
 
 }  // namespace Impl
 }  // namespace tessera

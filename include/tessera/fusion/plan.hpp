@@ -147,6 +147,16 @@ constexpr std::uint64_t group_vector_loads(const Sequence<S...>*, int a, int b) 
   return group_vector_loads(static_cast<const StepList<S...>*>(nullptr), a, b);
 }
 
+/// The vectors steps [a, b) of a step list write (bit K: Vec<K>).
+template <class... S>
+constexpr std::uint64_t group_vector_stores(const StepList<S...>*, int a, int b) {
+  const std::uint64_t writes[] = {StepTraits<S>::writes_vectors...};  // as below
+  std::uint64_t stores         = 0;
+  for (int s = a; s < b; ++s)
+    stores |= writes[s];
+  return stores;
+}
+
 /// The matrices steps [a, b) of a sequence write (bit K: Mat<K>).
 template <class... S>
 constexpr std::uint64_t group_matrix_stores(const Sequence<S...>*, int a, int b) {

@@ -69,7 +69,7 @@ struct MatrixHeldKernel {
   static constexpr int threads = TH / VL;  // team threads
   static constexpr int E       = held_elements<ExecSpace, T>;
   /// Complete sums per line and lane: host backends keep `lanes` (independent, vectorised).
-  static constexpr int SL = Tuning<ExecSpace>::fusion_matrix_lanes;
+  static constexpr int SL = tessera::Impl::fusion_lanes<ExecSpace, T>;
   static constexpr int NR = P > 0 ? int(P) : 1;
   static constexpr int NP = Steps::partials > 0 ? Steps::partials : 1;
   static constexpr int NC = Steps::completes > 0 ? Steps::completes : 1;

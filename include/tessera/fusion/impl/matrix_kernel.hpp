@@ -18,6 +18,7 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/streaming_store.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
@@ -240,20 +241,27 @@ KOKKOS_INLINE_FUNCTION void load_matrices(const MatrixEval<T, P, RowsOwned>& ev,
   }
 }
 
-/// Stores element (o, s) of the matrices written by steps S .. S1 - 1 of a step list (M: those
-/// not stored yet) from registers RS apart (matrix K at regs[K RS]).
-template <int S, int S1, int RS, std::uint64_t M = 0, class StepList, class T, std::size_t P,
-          bool RowsOwned>
+/// Stores elements (o, s) .. (o, s + N - 1) of the matrices written by steps S .. S1 - 1 of a
+/// step list (M: those not stored yet) from registers (matrix K's N consecutive values from
+/// regs[K RS] on), with streaming stores when `stream` (core/streaming_store.hpp).
+template <int S, int S1, int RS, int N = 1, std::uint64_t M = 0, class StepList, class T,
+          std::size_t P, bool RowsOwned>
 KOKKOS_INLINE_FUNCTION void store_matrices(const StepList& steps,
                                            const MatrixEval<T, P, RowsOwned>& ev, std::size_t o,
-                                           std::size_t s, const T* regs) {
+                                           std::size_t s, const T* regs, bool stream = false) {
   if constexpr (S < S1) {
     using Traits    = StepTraits<std::decay_t<decltype(step_at<S>(steps))>>;
     constexpr int K = Traits::target;
     if constexpr (Traits::kind == StepKind::matrix_map && ((M >> K) & 1u) == 0) {
-      ev.p[K][o * ev.ns + s] = regs[K * RS];
+      T* to = ev.p[K] + (o * ev.ns + s);
+      if (N > 1 && stream) {
+        tessera::Impl::stream_store<N>(to, regs + K * RS);
+      } else {
+        for (int l = 0; l < N; ++l)
+          to[l] = regs[K * RS + l];
+      }
     }
-    store_matrices<S + 1, S1, RS, M | Traits::writes_matrices>(steps, ev, o, s, regs);
+    store_matrices<S + 1, S1, RS, N, M | Traits::writes_matrices>(steps, ev, o, s, regs, stream);
   }
 }
 
@@ -293,15 +301,19 @@ struct MatrixGroupKernel {
   using Member               = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using Steps                = MatrixGroupSteps<Seq, RowsOwned, A, B>;
   using StepList             = std::decay_t<decltype(std::declval<Seq>().steps)>;
-  static constexpr int lanes = Tuning<ExecSpace>::fusion_matrix_lanes;
+  static constexpr int lanes = tessera::Impl::fusion_lanes<ExecSpace, T>;
   static constexpr int NC    = Steps::completes > 0 ? Steps::completes : 1;
   static constexpr int NP    = Steps::partials > 0 ? Steps::partials : 1;
+
+  /// Whether the group is one sweep (a later sweep would read again what it stores).
+  static constexpr bool one_sweep = Steps::template sweep_end_at<A> == B;
 
   StepList steps;
   MatrixEval<T, P, RowsOwned> ev;
   std::size_t no;  // the owned extent
   T* partials;
   int scratch_level;
+  bool stream = false;  // host backends, one sweep: matrices stored with streaming stores
 
   /// The team scratch bytes of a kernel over ns swept elements.
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(std::size_t ns) {
@@ -382,10 +394,11 @@ struct MatrixGroupKernel {
           for (int l = 0; l < lanes; ++l)
             acc[c][r][l] = 0;
       if constexpr (lanes > 1) {
-        // Host backends (one thread a team): `lanes` consecutive elements of the R lines at a
-        // time, with independent sums (which the compiler vectorises).
-        const int lines = no - block < std::size_t(R) ? int(no - block) : R;
-        std::size_t s0  = 0;
+        // Host backends (one thread a team): `lanes` consecutive elements (a cache line) of
+        // the R lines at a time, with independent sums (which the compiler vectorises).
+        const bool stream_lanes = stream && one_sweep;
+        const int lines         = no - block < std::size_t(R) ? int(no - block) : R;
+        std::size_t s0          = 0;
         for (; s0 + lanes <= ev.ns; s0 += lanes) {
           T part[NP][lanes] = {};
           for (int r = 0; r < lines; ++r) {
@@ -394,8 +407,8 @@ struct MatrixGroupKernel {
             for (int l = 0; l < lanes; ++l)
               element<S, S1, 0, lanes>(block + r, s0 + l, r, &regs[0][l], &acc[0][0][l],
                                        &part[0][l]);
-            for (int l = 0; l < lanes; ++l)
-              store_matrices<S, S1, lanes>(steps, ev, block + r, s0 + l, &regs[0][l]);
+            store_matrices<S, S1, lanes, lanes>(steps, ev, block + r, s0, &regs[0][0],
+                                                stream_lanes);
           }
           add_partials(team_part, s0, part);
         }
@@ -445,6 +458,7 @@ struct MatrixGroupKernel {
     const std::size_t step = std::size_t(m.league_size()) * R;
     for (std::size_t block = std::size_t(m.league_rank()) * R; block < no; block += step)
       sweep<A>(m, block, team_part);
+    if (stream) tessera::Impl::streaming_store_fence();
     if constexpr (Steps::partials > 0) {
       T* out = partials + std::size_t(m.league_rank()) * Steps::partials * ev.ns;
       for_own(m, [&](std::size_t s) {

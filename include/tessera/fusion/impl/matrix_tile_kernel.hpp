@@ -53,7 +53,7 @@ struct MatrixTileKernel {
   static constexpr int NS = Steps::completes > 0 ? Steps::completes : 1;  // sums along s
   static constexpr int NO = Steps::partials > 0 ? Steps::partials : 1;    // sums along o
   /// Sums along s per line and lane: host backends keep `lanes` (independent sums, vectorised).
-  static constexpr int SL = Tuning<ExecSpace>::fusion_matrix_lanes;
+  static constexpr int SL = tessera::Impl::fusion_lanes<ExecSpace, T>;
   static_assert(E % SL == 0, "tessera::fusion: tile elements are a multiple of the lanes");
   static constexpr std::size_t width = std::size_t(VL) * E;
   /// The matrices the group reads before writing them (loaded into registers first).

@@ -7,6 +7,8 @@
 // to the thread's share of the launch's reduction, which Kokkos combines into the target scalar.
 #pragma once
 
+#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/streaming_store.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/fusion/impl/group_dispatch.hpp>
 #include <tessera/fusion/plan.hpp>
@@ -49,56 +51,80 @@ struct GroupKernel {
   Kokkos::Array<T*, P> p;
   std::size_t n;
   int per_thread;
+  bool stream = false;  // host backends: the vectors written with streaming stores
 
   // ---- evaluation of an expression at element i; W: the vectors earlier steps of the group wrote
-  template <std::uint64_t W, int K>
+  // (vector K's value at regs[K RS])
+  template <std::uint64_t W, int RS = 1, int K>
   KOKKOS_INLINE_FUNCTION T eval(const Vec<K>&, std::size_t i, const T* regs) const {
     if constexpr (((W >> K) & 1u) != 0) {
-      return regs[K];
+      return regs[K * RS];
     } else {
       return p[K][i];
     }
   }
-  template <std::uint64_t W, int K>
+  template <std::uint64_t W, int RS = 1, int K>
   KOKKOS_INLINE_FUNCTION T eval(const Scalar<K>&, std::size_t, const T*) const {
     return *p[K];
   }
-  template <std::uint64_t W>
+  template <std::uint64_t W, int RS = 1>
   KOKKOS_INLINE_FUNCTION T eval(const Number& x, std::size_t, const T*) const {
     return static_cast<T>(x.value);
   }
-  template <std::uint64_t W, class Op, class X, class Y>
+  template <std::uint64_t W, int RS = 1, class Op, class X, class Y>
   KOKKOS_INLINE_FUNCTION T eval(const Binary<Op, X, Y>& e, std::size_t i, const T* regs) const {
-    return Op::apply(eval<W>(e.a, i, regs), eval<W>(e.b, i, regs));
+    return Op::apply(eval<W, RS>(e.a, i, regs), eval<W, RS>(e.b, i, regs));
   }
-  template <std::uint64_t W, class X>
+  template <std::uint64_t W, int RS = 1, class X>
   KOKKOS_INLINE_FUNCTION T eval(const Negate<X>& e, std::size_t i, const T* regs) const {
-    return -eval<W>(e.a, i, regs);
+    return -eval<W, RS>(e.a, i, regs);
   }
 
-  /// Steps S.. B - 1 on element i.
-  template <int S, std::uint64_t W>
+  /// Steps S.. B - 1 on element i: the values of the vectors they write in regs (vector K's at
+  /// regs[K RS]), and in memory when Store.
+  template <int S, std::uint64_t W, int RS = 1, bool Store = true>
   KOKKOS_INLINE_FUNCTION void apply(std::size_t i, T* regs, T& sum) const {
     if constexpr (S < B) {
       const auto& step = step_at<S>(steps);
       using Traits     = StepTraits<std::decay_t<decltype(step)>>;
       if constexpr (Traits::reduction) {
-        sum += eval<W>(step.e.e, i, regs);
-        apply<S + 1, W>(i, regs, sum);
+        sum += eval<W, RS>(step.e.e, i, regs);
+        apply<S + 1, W, RS, Store>(i, regs, sum);
       } else {
         constexpr int K = Traits::target;  // a local: device code cannot bind the member
-        const T v       = eval<W>(step.e, i, regs);
-        regs[K]         = v;
-        p[K][i]         = v;
-        apply<S + 1, W | Traits::writes_vectors>(i, regs, sum);
+        const T v       = eval<W, RS>(step.e, i, regs);
+        regs[K * RS]    = v;
+        if constexpr (Store) p[K][i] = v;
+        apply<S + 1, W | Traits::writes_vectors, RS, Store>(i, regs, sum);
       }
     }
   }
 
-  /// The team's elements, each thread's per_thread of them team_size apart; the thread's terms
-  /// of the group's reduction are summed in a register, then added to `sum` once.
-  /// The vectors the group reads before writing them (loaded first).
-  static constexpr std::uint64_t loads = group_vector_loads(static_cast<const L*>(nullptr), A, B);
+  /// The vectors the group reads before writing them (loaded first), and those it writes.
+  static constexpr std::uint64_t loads  = group_vector_loads(static_cast<const L*>(nullptr), A, B);
+  static constexpr std::uint64_t stores = group_vector_stores(static_cast<const L*>(nullptr), A, B);
+  /// Elements a one-thread team takes at once (a cache line, independent partial sums).
+  static constexpr int lanes = tessera::Impl::fusion_lanes<ExecSpace, T>;
+
+  /// Stores elements i .. i + lanes - 1 of the vectors in Stores (bit K: Vec<K>) from
+  /// regs[K][0 .. lanes - 1]: with streaming stores (core/streaming_store.hpp) those the group
+  /// does not read (an output it read first is in cache already), with ordinary stores the
+  /// others.
+  template <std::uint64_t Stores, int K = 0>
+  KOKKOS_INLINE_FUNCTION void store_lanes(std::size_t i,
+                                          const T (&regs)[P > 0 ? P : 1][lanes]) const {
+    if constexpr (K < int(P)) {
+      if constexpr (((Stores >> K) & 1u) != 0) {
+        if constexpr (((loads >> K) & 1u) != 0) {
+          for (int l = 0; l < lanes; ++l)
+            p[K][i + std::size_t(l)] = regs[K][l];
+        } else {
+          tessera::Impl::stream_store<lanes>(p[K] + i, regs[K]);
+        }
+      }
+      store_lanes<Stores, K + 1>(i, regs);
+    }
+  }
 
   /// Loads element i of the vectors in Loads (bit K: Vec<K>) into regs[K].
   template <std::uint64_t Loads, int K = 0>
@@ -117,19 +143,31 @@ struct GroupKernel {
     T regs[P > 0 ? P : 1];
     T terms = 0;
     if (team == 1) {
-      // Host backends: consecutive elements, eight partial sums (independent additions the
-      // core overlaps or vectorises; one running sum would wait on each addition).
-      constexpr int lanes = 8;
-      T partial[lanes]    = {};
-      std::size_t i       = first;
-      for (; i + lanes <= last; i += lanes) {
-        for (int l = 0; l < lanes; ++l)
-          apply<A, 0>(i + l, regs, partial[l]);
+      // Host backends: consecutive elements, `lanes` at a time with as many partial sums
+      // (independent additions the core overlaps or vectorises; one running sum would wait on
+      // each addition); with `stream`, the lanes' values of the vectors written stored as one
+      // line with streaming stores.
+      T partial[lanes] = {};
+      std::size_t i    = first;
+      if (stream) {
+        for (; i + lanes <= last; i += lanes) {
+          T lane_regs[P > 0 ? P : 1][lanes];
+          TESSERA_INDEPENDENT
+          for (int l = 0; l < lanes; ++l)
+            apply<A, 0, lanes, false>(i + l, &lane_regs[0][l], partial[l]);
+          store_lanes<stores>(i, lane_regs);
+        }
+      } else {
+        for (; i + lanes <= last; i += lanes) {
+          for (int l = 0; l < lanes; ++l)
+            apply<A, 0>(i + l, regs, partial[l]);
+        }
       }
       for (; i < last; ++i)
         apply<A, 0>(i, regs, partial[0]);
       for (int l = 0; l < lanes; ++l)
         terms += partial[l];
+      if (stream) tessera::Impl::streaming_store_fence();
     } else {
       // U elements at a time, team apart: all their loads before any computing or storing (a
       // store would otherwise keep the next element's loads from being issued early).
@@ -215,7 +253,13 @@ struct GroupKernels {
       constexpr FusionVectorShape r = Tuning<ExecSpace>::fusion_vector_reduction_shape;
       s                             = vector_launch_shape<ExecSpace>(n, r.team_size, r.per_thread);
     }
-    const Body<A, B> body{steps, p, n, s.per_thread};
+    // Streaming stores for groups writing vectors they do not read, whose vectors outgrow the
+    // caches (host backends).
+    constexpr std::uint64_t loads = Body<A, B>::loads, stores = Body<A, B>::stores;
+    const double footprint = double(popcount(loads | stores)) * double(n) * double(sizeof(T));
+    const bool stream      = (stores & ~loads) != 0 &&
+                        footprint >= double(Tuning<ExecSpace>::fusion_streaming_min_bytes);
+    const Body<A, B> body{steps, p, n, s.per_thread, stream};
     const Kokkos::TeamPolicy<ExecSpace> policy(space, int(s.league), s.team_size);
     if constexpr (target<A, B> < 0) {
       Kokkos::parallel_for("tessera::fusion::vector_group", policy, MapKernel<Body<A, B>, T>{body});

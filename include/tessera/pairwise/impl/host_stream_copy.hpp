@@ -5,6 +5,7 @@
 // of three. Elsewhere it is std::memcpy.
 #pragma once
 
+#include <tessera/core/streaming_store.hpp>
 #include <tessera/core/tiling.hpp>
 
 #include <algorithm>
@@ -12,20 +13,15 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace tessera {
 namespace Impl {
 
 /// Copies `bytes` from src to dst (not overlapping); on SSE2 hosts, copies of at least
-/// TuningBase::pairwise_stream_copy_min_bytes with non-temporal stores followed by a store
-/// fence, so that the data are visible to other threads on return (shorter ones would leave
-/// partly written lines in the write-combining buffers).
+/// TuningBase::pairwise_stream_copy_min_bytes with streaming stores followed by a store fence,
+/// so that the data are visible to other threads on return (shorter ones would leave partly
+/// written lines in the write-combining buffers).
 inline void stream_copy(void* dst, const void* src, std::size_t bytes) {
-#if defined(__SSE2__)
-  if (bytes < TuningBase::pairwise_stream_copy_min_bytes) {
+  if (!has_streaming_stores || bytes < TuningBase::pairwise_stream_copy_min_bytes) {
     std::memcpy(dst, src, bytes);
     return;
   }
@@ -38,21 +34,10 @@ inline void stream_copy(void* dst, const void* src, std::size_t bytes) {
   d += head;
   s += head;
   bytes -= head;
-  for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
-    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
-    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d), a);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), b);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
-  }
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
+    stream_store<64>(d, s);
   std::memcpy(d, s, bytes);
-  _mm_sfence();
-#else
-  std::memcpy(dst, src, bytes);
-#endif
+  streaming_store_fence();
 }
 
 }  // namespace Impl
