@@ -160,12 +160,14 @@ struct HostTuning : TuningBase {
   /// (fusion_lanes: 16 floats or 8 doubles, independent sums that the compiler vectorises).
   /// With 8 floats, half of each line waited for the next step, and at a power-of-two stride
   /// the lines in flight evicted it before (GESUMMV LayoutLeft in float at 4096^2: 16.4 ms with
-  /// 8 floats, 8.4 with 16).
+  /// 8 floats, 8.4 with 16; BiCGK in float 12.3 -> 4.6 ms; single-matrix ATAX, SGEMV and
+  /// SGEMVT in float lost 3 to 10%).
   static constexpr int fusion_lane_bytes = 64;
-  /// Groups touching at least this many bytes write their vectors and matrices with streaming
-  /// stores (core/streaming_store.hpp: no read for ownership of the output lines; VADD at 2^24
-  /// floats 1.25x -> 1.5x its two-call chain in a plain loop). Smaller ones keep their outputs
-  /// in cache for the next kernel (this VM's last-level cache: 32 MiB).
+  /// Groups touching at least this many bytes write the vectors and matrices they do not read
+  /// with streaming stores (core/streaming_store.hpp: no read for ownership of the output
+  /// lines; at 2^24 elements VADD 10.1 -> 8.3 ms in float, WAXPBY 13.6 -> 11.0 in double; MADD
+  /// at 4096^2 in float 7.9 -> 5.6). Smaller ones keep their outputs in cache for the next
+  /// kernel (the CI VM's last-level cache: 32 MiB).
   static constexpr std::size_t fusion_streaming_min_bytes = std::size_t{32} << 20;
   /// Fused vector sequences: one thread per team, 4096 consecutive elements per thread.
   static constexpr int fusion_vector_team_size  = 1;

@@ -269,9 +269,10 @@ struct MatrixGroupKernels {
       if (!only_limit) launch_held<A, B>();  // its own team size, within its launch bounds
       return;
     }
-    // A group with streaming stores sweeps one line at a time: several lines' streams of
-    // stores at once overflow the core's write-combining buffers (MADD at 4096^2 in float: 6.8
-    // ms with 4 lines, 4.9 with 1).
+    // A group with streaming stores and no partial sums sweeps one line at a time: several
+    // lines' streams of stores at once overflow the core's write-combining buffers (MADD at
+    // 4096^2 in float: 7.3 ms with 4 lines, 5.6 with 1); partial sums would be added once per
+    // line instead of once per R lines (GEMVER's first group keeps its R lines).
     const int rows =
         shape.per_thread > 32 ? Tuning<ExecSpace>::fusion_matrix_rows : shape.per_thread;
     constexpr bool partials = MatrixGroupSteps<Seq, RowsOwned, A, B>::partials > 0;
