@@ -266,10 +266,9 @@ struct GpuTuning : TuningBase {
   /// partial sums in scratch added once per 16 lines); those with partial sums run half the
   /// teams the device holds at once (each team's partial sums are written once, and added by a
   /// second launch).
-  static constexpr int fusion_matrix_team_size = 128;
-  static constexpr int fusion_matrix_rows      = 16;
-  static constexpr int fusion_matrix_lines     = 128;  // the default shape: tiles
-
+  static constexpr int fusion_matrix_team_size      = 128;
+  static constexpr int fusion_matrix_rows           = 16;
+  static constexpr int fusion_matrix_lines          = 128;  // the default shape: tiles
   static constexpr double fusion_partial_team_share = 0.5;
   /// The kernel adding the teams' partial sums: 8 threads of 32 vector lanes (32 consecutive
   /// columns read coalesced, each thread adding every 8th team's sums; a one-thread-per-column

@@ -1,8 +1,12 @@
-// What the kernels of both kinds of sequences share: the launch shape, and the dispatch from a
-// plan's run-time groups to their compiled kernels.
+// What the kernels of both kinds of sequences share: the launch shape, the choice of streaming
+// stores, and the dispatch from a plan's run-time groups to their compiled kernels.
 #pragma once
 
+#include <tessera/core/tiling.hpp>
+#include <tessera/fusion/plan.hpp>
+
 #include <cstddef>
+#include <cstdint>
 
 namespace tessera {
 namespace fusion {
@@ -18,6 +22,17 @@ struct LaunchShape {
   /// the default of their kind (Tuning::fusion_tile_shape, fusion_tile_shape_owned_sums).
   bool automatic = false;
 };
+
+/// Whether a group that reads the symbols in `loads` and writes those in `stores` (bit K:
+/// symbol K, each of `elements` values of type T) writes the ones it does not read with
+/// streaming stores: on host backends, when the Views it touches outgrow the caches
+/// (Tuning::fusion_streaming_min_bytes; an output the group reads first is in cache already).
+template <class ExecSpace, class T>
+bool streams_outputs(std::uint64_t loads, std::uint64_t stores, double elements) {
+  const double footprint = double(popcount(loads | stores)) * elements * double(sizeof(T));
+  return (stores & ~loads) != 0 &&
+         footprint >= double(tessera::Impl::Tuning<ExecSpace>::fusion_streaming_min_bytes);
+}
 
 /// Calls visitor.template visit<A, B>() for the run-time group [a, b) of a sequence of N steps
 /// (a < b <= N): the dispatch from a plan's groups to their compiled kernels.

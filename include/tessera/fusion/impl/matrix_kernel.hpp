@@ -243,25 +243,27 @@ KOKKOS_INLINE_FUNCTION void load_matrices(const MatrixEval<T, P, RowsOwned>& ev,
 
 /// Stores elements (o, s) .. (o, s + N - 1) of the matrices written by steps S .. S1 - 1 of a
 /// step list (M: those not stored yet) from registers (matrix K's N consecutive values from
-/// regs[K RS] on), with streaming stores when `stream` (core/streaming_store.hpp).
+/// regs[K RS] on), those in `streamed` (bit K: Mat<K>) with streaming stores
+/// (core/streaming_store.hpp).
 template <int S, int S1, int RS, int N = 1, std::uint64_t M = 0, class StepList, class T,
           std::size_t P, bool RowsOwned>
 KOKKOS_INLINE_FUNCTION void store_matrices(const StepList& steps,
                                            const MatrixEval<T, P, RowsOwned>& ev, std::size_t o,
-                                           std::size_t s, const T* regs, bool stream = false) {
+                                           std::size_t s, const T* regs,
+                                           std::uint64_t streamed = 0) {
   if constexpr (S < S1) {
     using Traits    = StepTraits<std::decay_t<decltype(step_at<S>(steps))>>;
     constexpr int K = Traits::target;
     if constexpr (Traits::kind == StepKind::matrix_map && ((M >> K) & 1u) == 0) {
       T* to = ev.p[K] + (o * ev.ns + s);
-      if (N > 1 && stream) {
+      if (N > 1 && ((streamed >> K) & 1u) != 0) {
         tessera::Impl::stream_store<N>(to, regs + K * RS);
       } else {
         for (int l = 0; l < N; ++l)
           to[l] = regs[K * RS + l];
       }
     }
-    store_matrices<S + 1, S1, RS, N, M | Traits::writes_matrices>(steps, ev, o, s, regs, stream);
+    store_matrices<S + 1, S1, RS, N, M | Traits::writes_matrices>(steps, ev, o, s, regs, streamed);
   }
 }
 
@@ -305,15 +307,19 @@ struct MatrixGroupKernel {
   static constexpr int NC    = Steps::completes > 0 ? Steps::completes : 1;
   static constexpr int NP    = Steps::partials > 0 ? Steps::partials : 1;
 
-  /// Whether the group is one sweep (a later sweep would read again what it stores).
+  /// Whether the group is one sweep (a later sweep would read again what it stores), and the
+  /// matrices it stores without reading them (those it streams, with `stream`).
   static constexpr bool one_sweep = Steps::template sweep_end_at<A> == B;
+  static constexpr std::uint64_t fresh_matrices =
+      group_matrix_stores(static_cast<const Seq*>(nullptr), A, B) &
+      ~group_matrix_loads(static_cast<const Seq*>(nullptr), A, B);
 
   StepList steps;
   MatrixEval<T, P, RowsOwned> ev;
   std::size_t no;  // the owned extent
   T* partials;
   int scratch_level;
-  bool stream = false;  // host backends, one sweep: matrices stored with streaming stores
+  bool stream = false;  // host backends: fresh_matrices stored with streaming stores
 
   /// The team scratch bytes of a kernel over ns swept elements.
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(std::size_t ns) {
@@ -396,9 +402,9 @@ struct MatrixGroupKernel {
       if constexpr (lanes > 1) {
         // Host backends (one thread a team): `lanes` consecutive elements (a cache line) of
         // the R lines at a time, with independent sums (which the compiler vectorises).
-        const bool stream_lanes = stream && one_sweep;
-        const int lines         = no - block < std::size_t(R) ? int(no - block) : R;
-        std::size_t s0          = 0;
+        const std::uint64_t streamed = stream ? fresh_matrices : 0;
+        const int lines              = no - block < std::size_t(R) ? int(no - block) : R;
+        std::size_t s0               = 0;
         for (; s0 + lanes <= ev.ns; s0 += lanes) {
           T part[NP][lanes] = {};
           for (int r = 0; r < lines; ++r) {
@@ -407,8 +413,7 @@ struct MatrixGroupKernel {
             for (int l = 0; l < lanes; ++l)
               element<S, S1, 0, lanes>(block + r, s0 + l, r, &regs[0][l], &acc[0][0][l],
                                        &part[0][l]);
-            store_matrices<S, S1, lanes, lanes>(steps, ev, block + r, s0, &regs[0][0],
-                                                stream_lanes);
+            store_matrices<S, S1, lanes, lanes>(steps, ev, block + r, s0, &regs[0][0], streamed);
           }
           add_partials(team_part, s0, part);
         }

@@ -95,22 +95,17 @@ struct MatrixGroupKernels {
     launch_sums<A, B>(ev, {}, team_parts<A, B>(buffer, league));
   }
 
-  /// Whether the line kernel of group [A, B) writes its matrices with streaming stores: on host
-  /// backends, for one sweep storing matrices whose matrices outgrow the caches
-  /// (Tuning::fusion_streaming_min_bytes). Such a group sweeps one line at a time (visit()).
+  /// Whether the line kernel of group [A, B) writes the matrices it does not read with
+  /// streaming stores (streams_outputs): only a one-sweep group (a later sweep would read back
+  /// what it stored). Without partial sums it then sweeps one line at a time (visit()), hence
+  /// the bound on the owned lines (one team each).
   template <int A, int B>
   bool streams() const {
-    constexpr auto* s              = static_cast<const Seq*>(nullptr);
-    constexpr std::uint64_t loads  = group_matrix_loads(s, A, B);
-    constexpr std::uint64_t stores = group_matrix_stores(s, A, B);
-    if constexpr ((stores & ~loads) == 0 || !Kernel<A, B, 1>::one_sweep) {
-      return false;
-    } else {
-      const double footprint = double(popcount(loads | stores)) * double(extents.owned) *
-                               double(extents.swept) * double(sizeof(T));
-      return footprint >= double(Tuning<ExecSpace>::fusion_streaming_min_bytes) &&
-             extents.owned <= std::size_t(std::numeric_limits<int>::max());
-    }
+    constexpr auto* s = static_cast<const Seq*>(nullptr);
+    return Kernel<A, B, 1>::one_sweep &&
+           extents.owned <= std::size_t(std::numeric_limits<int>::max()) &&
+           streams_outputs<ExecSpace, T>(group_matrix_loads(s, A, B), group_matrix_stores(s, A, B),
+                                         double(extents.owned) * double(extents.swept));
   }
 
   /// The parts of group [A, B)'s partial sums written by `teams` teams into `buffer`

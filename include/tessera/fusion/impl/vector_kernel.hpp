@@ -253,12 +253,8 @@ struct GroupKernels {
       constexpr FusionVectorShape r = Tuning<ExecSpace>::fusion_vector_reduction_shape;
       s                             = vector_launch_shape<ExecSpace>(n, r.team_size, r.per_thread);
     }
-    // Streaming stores for groups writing vectors they do not read, whose vectors outgrow the
-    // caches (host backends).
-    constexpr std::uint64_t loads = Body<A, B>::loads, stores = Body<A, B>::stores;
-    const double footprint = double(popcount(loads | stores)) * double(n) * double(sizeof(T));
-    const bool stream      = (stores & ~loads) != 0 &&
-                        footprint >= double(Tuning<ExecSpace>::fusion_streaming_min_bytes);
+    const bool stream =
+        streams_outputs<ExecSpace, T>(Body<A, B>::loads, Body<A, B>::stores, double(n));
     const Body<A, B> body{steps, p, n, s.per_thread, stream};
     const Kokkos::TeamPolicy<ExecSpace> policy(space, int(s.league), s.team_size);
     if constexpr (target<A, B> < 0) {
