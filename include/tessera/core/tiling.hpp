@@ -47,6 +47,11 @@ struct FusionTileShape {
   int threads, lines;
 };
 
+/// The kinds of a fused matrix sequence's tile groups, which take different numbers of elements
+/// per vector lane (Tuning::fusion_tile_elements): groups of maps only (no nested sums), groups
+/// with sums that write no matrix, and groups with sums that also write matrices.
+enum class FusionTileKind { maps, sums, updates };
+
 /// A fused vector group's launch shape (fusion/impl/vector_kernel.hpp): threads per team and
 /// elements per thread.
 struct FusionVectorShape {
@@ -164,15 +169,16 @@ struct HostTuning : TuningBase {
   /// SGEMVT in float lost 3 to 10%).
   static constexpr int fusion_lane_bytes = 64;
   /// Groups touching at least this many bytes write the vectors and matrices they do not read
-  /// with streaming stores (core/streaming_store.hpp: no read for ownership of the output
+  /// with streaming stores (core/streaming_access.hpp: no read for ownership of the output
   /// lines; at 2^24 elements VADD 10.1 -> 8.3 ms in float, WAXPBY 13.6 -> 11.0 in double; MADD
   /// at 4096^2 in float 7.9 -> 5.6). Smaller ones keep their outputs in cache for the next
   /// kernel (the CI VM's last-level cache: 32 MiB).
   static constexpr std::size_t fusion_streaming_min_bytes = std::size_t{32} << 20;
-  /// Fused vector sequences: one thread per team, 4096 consecutive elements per thread.
-  static constexpr int fusion_vector_team_size  = 1;
-  static constexpr int fusion_vector_per_thread = 4096;
-  static constexpr int fusion_vector_unroll     = 1;  // unused: one-thread teams sweep lanes
+  /// Fused vector sequences: one thread per team, 16 KiB of consecutive elements per thread
+  /// (4096 floats, 2048 doubles).
+  static constexpr int fusion_vector_team_size        = 1;
+  static constexpr int fusion_vector_bytes_per_thread = 16384;
+  static constexpr int fusion_vector_unroll           = 1;  // unused: one-thread teams sweep lanes
   static constexpr FusionVectorShape fusion_vector_reduction_shape = {1, 4096};
   static constexpr int fusion_max_team_size                        = 1;
   /// The launch shapes the tuner times (with every valid plan).
@@ -194,12 +200,16 @@ struct HostTuning : TuningBase {
   static constexpr int fusion_tune_matrix_team_sizes[] = {1};
   static constexpr int fusion_tune_matrix_rows[]       = {1, 4, 16, 256};
   /// Matrix tiles (a launch shape of at least fusion::tile_lines lines per team): one thread, no
-  /// vector lanes, a band of 256 swept elements (8 lanes' independent sums), one line at a time.
+  /// vector lanes, a band of 1 KiB of swept elements (independent sums of fusion_lanes each),
+  /// one line at a time, with or without sums.
   static constexpr int fusion_tile_vector_length = 1;
-  static constexpr int fusion_tile_elements      = 256;
   static constexpr int fusion_tile_unroll        = 1;
+  static constexpr int fusion_tile_elements(FusionTileKind, int value_bytes) {
+    return 1024 / value_bytes;
+  }
   /// The tiles of a default (automatic) launch shape, unused: the default shape sweeps lines.
   static constexpr FusionTileShape fusion_tile_shape            = {1, 256};
+  static constexpr FusionTileShape fusion_tile_shape_maps       = {1, 256};
   static constexpr FusionTileShape fusion_tile_shape_owned_sums = {1, 256};
   /// Held lines (with a tile shape, the groups that sweep their lines twice): only lines of 9
   /// to 16 floats (5 to 8 doubles), in a one-thread team's registers. Longer lines stay in
@@ -245,13 +255,15 @@ struct GpuTuning : TuningBase {
   /// read for ownership on GPUs, so none are streaming stores.
   static constexpr int fusion_lane_bytes                  = 0;
   static constexpr std::size_t fusion_streaming_min_bytes = ~std::size_t{0};
-  /// Fused vector sequences: 256 threads per team, 16 elements per thread (256 apart: fewer
-  /// teams, so that a reduction's per-team combination is a small part of it), each thread
-  /// loading 4 elements' operands before computing and storing them (loads in flight); a launch
-  /// costs about as much as moving 8 MiB (a few microseconds at a few TB/s).
-  static constexpr int fusion_vector_team_size  = 256;
-  static constexpr int fusion_vector_per_thread = 16;
-  static constexpr int fusion_vector_unroll     = 4;
+  /// Fused vector sequences: 256 threads per team, 16 bytes of elements per thread (4 floats
+  /// or 2 doubles, 256 apart), each thread loading up to 4 elements' operands before computing
+  /// and storing them (loads in flight); measured on the H100 at 2^26 against 16 elements per
+  /// thread: SSCAL in float 189 -> 182 us (cuBLAS 229), in double 387 -> 359 us (383); VADD in
+  /// double 721 -> 689 us; WAXPBY in double 555 -> 528 us. A launch costs about as much as
+  /// moving 8 MiB (a few microseconds at a few TB/s).
+  static constexpr int fusion_vector_team_size        = 256;
+  static constexpr int fusion_vector_bytes_per_thread = 16;
+  static constexpr int fusion_vector_unroll           = 4;
   /// Groups with a reduction, under the default shape: 512 threads of 32 elements (fewer teams
   /// to combine; every vector kernel runs with 512 threads). AXPYDOT in float: 1.74x its
   /// cuBLAS chain with 512 x 64, 1.30x with 256 x 16 (the tuner's pick against the default).
@@ -281,22 +293,37 @@ struct GpuTuning : TuningBase {
   static constexpr double fusion_reread_share          = 1.25;
   static constexpr int fusion_tune_matrix_team_sizes[] = {128, 256, 512};
   static constexpr int fusion_tune_matrix_rows[]       = {4, 16, 32, 64, 128, 256};
-  /// Matrix tiles: warps (32 vector lanes) of 16 elements per lane and line (a band of 512
-  /// swept elements, coalesced), 2 lines at a time per warp (32 loads in flight); measured on
-  /// the H100 for BiCGK in float, 16384^2: 2852 GB/s (97% of the copy rate) with 8 warps and
-  /// 256-line tiles, 2650 to 2890 GB/s over 4 to 32 elements, 1 to 8 lines and 64 to 256 lines
-  /// a tile (wider vector loads gained nothing).
+  /// Matrix tiles: warps (32 vector lanes), 2 lines at a time per warp, elements per lane and
+  /// line by the group's kind (coalesced; 16 floats, a band of 512 swept elements: 32 loads in
+  /// flight per thread and matrix). Measured on the H100 for BiCGK in float, 16384^2: 2852 GB/s
+  /// (97% of the copy rate) with 8 warps and 256-line tiles, 2650 to 2890 GB/s over 4 to 32
+  /// elements, 1 to 8 lines and 64 to 256 lines a tile (wider vector loads gained nothing).
+  /// Against 16 elements of every type and kind (in 16384^2, default shapes):
+  ///   - groups with sums that write no matrix take 64 bytes (8 doubles; 16 doubles took up to
+  ///     222 registers a thread, one 256-thread team per multiprocessor): SGEMV with
+  ///     LayoutRight in double 708 -> 689 us, GESUMMV 1458 -> 1382 us, BiCGK 847 -> 761 us;
+  ///   - groups of maps only take 32 bytes (8 floats, 4 doubles), with 512 threads
+  ///     (fusion_tile_shape_maps): MADD in float 1071 -> 1059 us (cuBLAS geam 1063), in double
+  ///     2165 -> 2125 us (2126);
+  ///   - groups with sums that write matrices (GEMVER's first) keep 16 elements: with 8 doubles
+  ///     GEMVER in double took 2413 us against 2229, with 32 floats (spilling) 2515 against 1149.
   static constexpr int fusion_tile_vector_length = 32;
-  static constexpr int fusion_tile_elements      = 16;
   static constexpr int fusion_tile_unroll        = 2;
+  static constexpr int fusion_tile_elements(FusionTileKind kind, int value_bytes) {
+    return kind == FusionTileKind::maps   ? 32 / value_bytes
+           : kind == FusionTileKind::sums ? 64 / value_bytes
+                                          : 16;
+  }
   /// The tiles of the default launch shape, per group: 256 threads (8 warps) and 64-line tiles
-  /// for groups without sums along the owned axis (measured in float at 16384^2 with an
-  /// experiment kernel: MADD 2935 GB/s against 2884 with 4 warps and 2853 with 256-line tiles,
-  /// SGEMV 2983 against 2867); 128 threads and 256-line tiles for groups with such sums, whose
-  /// tiles each write and add a sum per swept index (BiCGK: 2669 GB/s against 2398 with 8 warps
-  /// and 64 lines).
+  /// for groups with sums along the swept axis only (measured in float at 16384^2 with an
+  /// experiment kernel: SGEMV 2983 GB/s against 2867 with 4 warps); 512 threads and 64-line
+  /// tiles for groups of maps only; 128 threads and 512-line tiles for groups with sums along
+  /// the owned axis, whose tiles each write and add a sum per swept index (BiCGK: 2669 GB/s
+  /// against 2398 with 8 warps and 64 lines; GESUMMV with LayoutLeft in float 723 us with
+  /// 256-line tiles, 711 with 512).
   static constexpr FusionTileShape fusion_tile_shape            = {256, 64};
-  static constexpr FusionTileShape fusion_tile_shape_owned_sums = {128, 256};
+  static constexpr FusionTileShape fusion_tile_shape_maps       = {512, 64};
+  static constexpr FusionTileShape fusion_tile_shape_owned_sums = {128, 512};
   /// Held lines (with a tile shape, the groups that sweep their lines twice, such as ATAX's
   /// with rows owned): 512 threads of 128 bytes per held matrix or sum (lines of up to 16384
   /// floats or 8192 doubles in registers); at 128 registers a thread such a team fills a

@@ -303,7 +303,7 @@ struct VectorRun : PlanLauncher<VectorRun<ExecSpace, T, Seq, Bound>, Seq> {
   static const char* shape_rule() { return "elements per thread >= 0"; }
   static bool per_thread_ok(int per) { return per >= 0; }
   LaunchShape shape(int team, int per) const {
-    return vector_launch_shape<ExecSpace>(n, team, per);
+    return vector_launch_shape<ExecSpace, T>(n, team, per);
   }
   std::string key() const { return concat("n=", n); }
   static const auto& tune_team_sizes() { return Tuning<ExecSpace>::fusion_tune_team_sizes; }
@@ -359,12 +359,10 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
     if (tiles(s.per_thread)) {
       // The most teams a kernel may launch: one per tile (of the fewest lines the shape may
       // give a tile group), or one per fusion_matrix_rows lines for the groups sweeping lines.
-      using Tn = Tuning<ExecSpace>;
-      constexpr std::size_t width =
-          std::size_t(Tn::fusion_tile_vector_length) * Tn::fusion_tile_elements;
-      const int fewest        = Tn::fusion_tile_shape.lines < Tn::fusion_tile_shape_owned_sums.lines
-                                    ? Tn::fusion_tile_shape.lines
-                                    : Tn::fusion_tile_shape_owned_sums.lines;
+      using Tn                    = Tuning<ExecSpace>;
+      constexpr std::size_t width = narrowest_tile_width<ExecSpace, T>();
+      const int fewest = std::min({Tn::fusion_tile_shape.lines, Tn::fusion_tile_shape_maps.lines,
+                                   Tn::fusion_tile_shape_owned_sums.lines});
       const std::size_t lines = std::size_t(s.automatic ? fewest : s.per_thread);
       const std::size_t tiles =
           (extents().owned + lines - 1) / lines * ((extents().swept + width - 1) / width);

@@ -18,7 +18,7 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/streaming_store.hpp>
+#include <tessera/core/streaming_access.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
@@ -231,20 +231,25 @@ KOKKOS_INLINE_FUNCTION void matrix_element(const StepList& steps,
   }
 }
 
-/// Loads element i of the matrices in Loads (bit K: Mat<K>) into regs[K RS] (0 when not inside).
-template <std::uint64_t Loads, int RS, int K = 0, class T, std::size_t P, bool RowsOwned>
+/// Loads element i of the matrices in Loads (bit K: Mat<K>) into regs[K RS] (0 when not inside),
+/// with streaming loads (core/streaming_access.hpp) when Streamed.
+template <std::uint64_t Loads, int RS, bool Streamed = false, int K = 0, class T, std::size_t P,
+          bool RowsOwned>
 KOKKOS_INLINE_FUNCTION void load_matrices(const MatrixEval<T, P, RowsOwned>& ev, std::size_t i,
                                           bool inside, T* regs) {
   if constexpr (K < int(P)) {
-    if constexpr (((Loads >> K) & 1u) != 0) regs[K * RS] = inside ? ev.p[K][i] : T(0);
-    load_matrices<Loads, RS, K + 1>(ev, i, inside, regs);
+    if constexpr (((Loads >> K) & 1u) != 0) {
+      const T* from = ev.p[K] + i;
+      regs[K * RS]  = inside ? (Streamed ? tessera::Impl::stream_load(from) : *from) : T(0);
+    }
+    load_matrices<Loads, RS, Streamed, K + 1>(ev, i, inside, regs);
   }
 }
 
 /// Stores elements (o, s) .. (o, s + N - 1) of the matrices written by steps S .. S1 - 1 of a
 /// step list (M: those not stored yet) from registers (matrix K's N consecutive values from
 /// regs[K RS] on), those in `streamed` (bit K: Mat<K>) with streaming stores
-/// (core/streaming_store.hpp).
+/// (core/streaming_access.hpp).
 template <int S, int S1, int RS, int N = 1, std::uint64_t M = 0, class StepList, class T,
           std::size_t P, bool RowsOwned>
 KOKKOS_INLINE_FUNCTION void store_matrices(const StepList& steps,

@@ -146,14 +146,15 @@ struct MatrixGroupKernels {
   }
 
   /// The shape of the tile group [A, B): the launch's, or with an automatic launch shape the
-  /// backend's default for groups with (or without) sums along the owned axis (threads any
-  /// kernel runs with: tiling.hpp).
+  /// backend's default for groups with sums along the owned axis, with sums along the swept
+  /// axis only, or of maps only (threads any kernel runs with: tiling.hpp).
   template <int A, int B>
   FusionTileShape tile_shape() const {
+    using Steps = MatrixGroupSteps<Seq, RowsOwned, A, B>;
+    using Tn    = Tuning<ExecSpace>;
     if (!shape.automatic) return {shape.team_size, shape.per_thread};
-    return MatrixGroupSteps<Seq, RowsOwned, A, B>::partials > 0
-               ? Tuning<ExecSpace>::fusion_tile_shape_owned_sums
-               : Tuning<ExecSpace>::fusion_tile_shape;
+    if (Steps::partials > 0) return Tn::fusion_tile_shape_owned_sums;
+    return Steps::completes > 0 ? Tn::fusion_tile_shape : Tn::fusion_tile_shape_maps;
   }
 
   /// The tiles of a tile group's launch with `lines` lines per tile.

@@ -1,7 +1,8 @@
 // The tile schedule of a matrix group whose nested sums are all partial (plan.hpp's tile
 // groups). In (o, s) coordinates (matrix_kernel.hpp: o the strided axis, s the contiguous one)
 // a team owns a tile of `lines` consecutive owned lines by a band of `width` = VL x E swept
-// indices (VL vector lanes, E elements per lane, lane l at s0 + l, s0 + l + VL, ...: coalesced).
+// indices (VL vector lanes, E elements per lane, lane l at s0 + l, s0 + l + VL, ...: coalesced;
+// E by the group's kind: Tuning::fusion_tile_elements).
 // Its team threads take the tile's lines in turn, U lines at a time, all loads of the U lines
 // before any store (the paper's load / compute / store split). At each element a lane runs the
 // group's steps in order:
@@ -12,9 +13,11 @@
 //   - a sum along o adds the term to a register per element; at the end of the tile the team
 //     threads add theirs (team scratch) and the tile's sum at s is written to the owned buffer,
 //     [step][tile line block][s].
-// A second launch (matrix_sums_kernel.hpp) adds the bands' (tile line blocks') sums and evaluates
-// each sum step's outer expression. Every matrix element is loaded once; the buffers hold (swept
-// bands + owned blocks) x extent values per sum step, a few percent of the matrix.
+// A group that writes no matrix reads its matrices with streaming loads (stream_load: not
+// displacing the vectors and sums it reuses). A second launch (matrix_sums_kernel.hpp) adds the
+// bands' (tile line blocks') sums and evaluates each sum step's outer expression. Every matrix
+// element is loaded once; the buffers hold (swept bands + owned blocks) x extent values per sum
+// step, a few percent of the matrix.
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
@@ -25,6 +28,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -33,6 +37,33 @@
 namespace tessera {
 namespace fusion {
 namespace Impl {
+
+using tessera::Impl::FusionTileKind;
+
+/// The kind of the tiles of group [A, B) of matrix sequence Seq (tiling.hpp).
+template <class Seq, bool RowsOwned, int A, int B>
+constexpr FusionTileKind tile_kind() {
+  using Steps = MatrixGroupSteps<Seq, RowsOwned, A, B>;
+  if (Steps::completes + Steps::partials == 0) return FusionTileKind::maps;
+  return group_matrix_stores(static_cast<const Seq*>(nullptr), A, B) == 0 ? FusionTileKind::sums
+                                                                          : FusionTileKind::updates;
+}
+
+/// Elements per vector lane and line of the tiles of a kind, for values of type T (at least 1).
+template <class ExecSpace, class T>
+constexpr int tile_elements(FusionTileKind kind) {
+  const int e = Tuning<ExecSpace>::fusion_tile_elements(kind, int(sizeof(T)));
+  return e > 0 ? e : 1;
+}
+
+/// The fewest swept indices a tile of any kind spans (bounding a tile launch's league).
+template <class ExecSpace, class T>
+constexpr std::size_t narrowest_tile_width() {
+  const int fewest = std::min({tile_elements<ExecSpace, T>(FusionTileKind::maps),
+                               tile_elements<ExecSpace, T>(FusionTileKind::sums),
+                               tile_elements<ExecSpace, T>(FusionTileKind::updates)});
+  return std::size_t(Tuning<ExecSpace>::fusion_tile_vector_length) * std::size_t(fewest);
+}
 
 /// The extents of a tile launch: tiles of `lines` owned lines by `width` swept indices,
 /// `bands` tiles across the swept axis and `blocks` along the owned one.
@@ -48,7 +79,7 @@ struct MatrixTileKernel {
   using Steps             = MatrixGroupSteps<Seq, RowsOwned, A, B>;  // complete: along s
   using StepList          = std::decay_t<decltype(std::declval<Seq>().steps)>;
   static constexpr int VL = Tuning<ExecSpace>::fusion_tile_vector_length;
-  static constexpr int E  = Tuning<ExecSpace>::fusion_tile_elements;
+  static constexpr int E  = tile_elements<ExecSpace, T>(tile_kind<Seq, RowsOwned, A, B>());
   static constexpr int U  = Tuning<ExecSpace>::fusion_tile_unroll;
   static constexpr int NS = Steps::completes > 0 ? Steps::completes : 1;  // sums along s
   static constexpr int NO = Steps::partials > 0 ? Steps::partials : 1;    // sums along o
@@ -58,6 +89,9 @@ struct MatrixTileKernel {
   static constexpr std::size_t width = std::size_t(VL) * E;
   /// The matrices the group reads before writing them (loaded into registers first).
   static constexpr std::uint64_t loads = group_matrix_loads(static_cast<const Seq*>(nullptr), A, B);
+  /// Whether the group writes no matrix: it then loads its matrices with streaming loads.
+  static constexpr bool read_only =
+      group_matrix_stores(static_cast<const Seq*>(nullptr), A, B) == 0;
 
   StepList steps;
   MatrixEval<T, P, RowsOwned> ev;
@@ -115,7 +149,7 @@ struct MatrixTileKernel {
         for (int e = 0; e < E; ++e) {
           const std::size_t s = s0 + std::size_t(lane) + std::size_t(e) * VL;
           const bool inside   = o < o1 && s < grid.swept;
-          load_matrices<loads, U * E>(ev, o * grid.swept + s, inside, &regs[0][u][e]);
+          load_matrices<loads, U * E, read_only>(ev, o * grid.swept + s, inside, &regs[0][u][e]);
         }
       }
       for (int u = 0; u < U; ++u) {

@@ -8,7 +8,7 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/streaming_store.hpp>
+#include <tessera/core/streaming_access.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/fusion/impl/group_dispatch.hpp>
 #include <tessera/fusion/plan.hpp>
@@ -30,12 +30,14 @@ namespace Impl {
 using tessera::Impl::FusionVectorShape;
 using tessera::Impl::Tuning;
 
-/// The launch shape over n elements (0: the backend's tuning).
-template <class ExecSpace>
+/// The launch shape over n elements of type T (0: the backend's tuning).
+template <class ExecSpace, class T>
 LaunchShape vector_launch_shape(std::size_t n, int team_size, int per_thread) {
+  constexpr int bytes = Tuning<ExecSpace>::fusion_vector_bytes_per_thread;
+  constexpr int per   = bytes >= int(sizeof(T)) ? bytes / int(sizeof(T)) : 1;
   LaunchShape shape;
-  shape.team_size  = team_size > 0 ? team_size : Tuning<ExecSpace>::fusion_vector_team_size;
-  shape.per_thread = per_thread > 0 ? per_thread : Tuning<ExecSpace>::fusion_vector_per_thread;
+  shape.team_size         = team_size > 0 ? team_size : Tuning<ExecSpace>::fusion_vector_team_size;
+  shape.per_thread        = per_thread > 0 ? per_thread : per;
   const std::size_t chunk = std::size_t(shape.team_size) * std::size_t(shape.per_thread);
   shape.league            = (n + chunk - 1) / chunk;
   shape.automatic         = team_size == 0 && per_thread == 0;
@@ -107,7 +109,7 @@ struct GroupKernel {
   static constexpr int lanes = tessera::Impl::fusion_lanes<ExecSpace, T>;
 
   /// Stores elements i .. i + lanes - 1 of the vectors in Stores (bit K: Vec<K>) from
-  /// regs[K][0 .. lanes - 1]: with streaming stores (core/streaming_store.hpp) those the group
+  /// regs[K][0 .. lanes - 1]: with streaming stores (core/streaming_access.hpp) those the group
   /// does not read (an output it read first is in cache already), with ordinary stores the
   /// others.
   template <std::uint64_t Stores, int K = 0>
@@ -251,7 +253,7 @@ struct GroupKernels {
     LaunchShape s = shape;
     if (target<A, B> >= 0 && shape.automatic) {
       constexpr FusionVectorShape r = Tuning<ExecSpace>::fusion_vector_reduction_shape;
-      s                             = vector_launch_shape<ExecSpace>(n, r.team_size, r.per_thread);
+      s = vector_launch_shape<ExecSpace, T>(n, r.team_size, r.per_thread);
     }
     const bool stream =
         streams_outputs<ExecSpace, T>(Body<A, B>::loads, Body<A, B>::stores, double(n));

@@ -5,7 +5,7 @@
 // of three. Elsewhere it is std::memcpy.
 #pragma once
 
-#include <tessera/core/streaming_store.hpp>
+#include <tessera/core/streaming_access.hpp>
 #include <tessera/core/tiling.hpp>
 
 #include <algorithm>
