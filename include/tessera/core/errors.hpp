@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -19,19 +20,31 @@ std::string concat(const Parts&... parts) {
   return os.str();
 }
 
-/// Throws std::invalid_argument unless got == expected.
-template <class A, class B>
-void require_equal(const char* function, const std::string& argument, const char* what,
-                   const A& got, const B& expected) {
+/// An argument named by a word and an index ("matrix 2"), written out only into a message.
+struct IndexedName {
+  const char* word;
+  int index;
+};
+inline std::ostream& operator<<(std::ostream& os, const IndexedName& name) {
+  return os << name.word << ' ' << name.index;
+}
+
+/// Throws std::invalid_argument unless got == expected (argument: anything an ostream writes).
+template <class Argument, class A, class B>
+void require_equal(const char* function, const Argument& argument, const char* what, const A& got,
+                   const B& expected) {
   if (!(got == expected)) {
     throw std::invalid_argument(concat("tessera::", function, ": ", argument, " ", what, " (got ",
                                        got, ", expected ", expected, ")"));
   }
 }
 
-/// Throws std::invalid_argument with the standard prefix unless condition holds.
-inline void require(bool condition, const char* function, const std::string& message) {
-  if (!condition) throw std::invalid_argument(concat("tessera::", function, ": ", message));
+/// Throws std::invalid_argument with the standard prefix unless condition holds; the message is
+/// its parts written one after another, only when the condition fails (calls on the happy path
+/// build no strings).
+template <class... Parts>
+void require(bool condition, const char* function, const Parts&... message) {
+  if (!condition) throw std::invalid_argument(concat("tessera::", function, ": ", message...));
 }
 
 /// Throws std::length_error unless an extent fits the 32-bit indices used inside the kernels.

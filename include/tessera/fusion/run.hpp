@@ -99,6 +99,7 @@ struct FusionReport {
 namespace Impl {
 
 using tessera::Impl::concat;
+using tessera::Impl::IndexedName;
 using tessera::Impl::memory_range;
 using tessera::Impl::MemoryRange;
 using tessera::Impl::require;
@@ -183,18 +184,18 @@ SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bou
                                      typename MatrixLayoutOf<Seq, Views...>::type>,
                       "tessera::fusion: every matrix of a sequence is LayoutRight, or every one "
                       "LayoutLeft");
-        const std::string name = concat("matrix ", K);
+        const IndexedName name{"matrix", int(K)};
         if (!have_matrix) {
           ext         = {view.extent(0), view.extent(1)};
           have_matrix = true;
         }
         require_equal(caller, name, "extent 0", view.extent(0), ext.rows);
         require_equal(caller, name, "extent 1", view.extent(1), ext.cols);
-        require(view.size() == 0 || view.span_is_contiguous(), caller, name + " is not contiguous");
+        require(view.size() == 0 || view.span_is_contiguous(), caller, name, " is not contiguous");
       }
     } else {
       if constexpr ((Tr::vectors & b) != 0) {
-        const std::string name = concat("vector ", K);
+        const IndexedName name{"vector", int(K)};
         if constexpr (Seq::matrix) {
           if ((Tr::row_vectors & b) != 0)
             require_equal(caller, name, "extent (the matrices' rows)", view.extent(0), ext.rows);
@@ -207,12 +208,12 @@ SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bou
           }
           require_equal(caller, name, "extent", view.extent(0), ext.rows);
         }
-        require(view.extent(0) == 0 || view.span_is_contiguous(), caller,
-                name + " is not contiguous");
+        require(view.extent(0) == 0 || view.span_is_contiguous(), caller, name,
+                " is not contiguous");
       }
       if constexpr ((symbols & b) != 0) {
-        require(view.data() != nullptr || view.size() == 0, caller,
-                concat("symbol ", K, " is bound to an unallocated View"));
+        require(view.data() != nullptr || view.size() == 0, caller, "symbol ", int(K),
+                " is bound to an unallocated View");
         ranges[K] = memory_range(view);
       }
     }
@@ -251,10 +252,10 @@ SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bou
         const bool vectors = !Seq::matrix && ((Tr::vectors >> k) & 1u) && ((Tr::vectors >> j) & 1u);
         const bool read_only = !((Tr::written >> j) & 1u);
         require(same_range && vectors && read_only && last_read[j] <= first_write[k], caller,
-                concat("symbol ", k, " (written) shares memory with symbol ", j,
-                       Seq::matrix ? " (a matrix sequence's symbols may not share memory)"
-                                   : ", which is not the same vector, only read up to the "
-                                     "first step writing it"));
+                "symbol ", k, " (written) shares memory with symbol ", j,
+                Seq::matrix ? " (a matrix sequence's symbols may not share memory)"
+                            : ", which is not the same vector, only read up to the first step "
+                              "writing it");
       }
     }
   }
@@ -507,12 +508,10 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   const Impl::SequenceExtents ext = Impl::check_bindings<ExecSpace, Seq>(caller, bound);
   const auto run                  = Impl::make_run<T>(space, seq, bound, ext, options.workspace);
   const int max_team              = Impl::Tuning<ExecSpace>::fusion_max_team_size;
-  Impl::require(
-      options.team_size >= 0 && options.team_size <= max_team, caller,
-      Impl::concat("options.team_size is ", options.team_size, " (expected 0 to ", max_team, ")"));
-  Impl::require(run.per_thread_ok(options.per_thread), caller,
-                Impl::concat("options.per_thread is ", options.per_thread, " (expected ",
-                             run.shape_rule(), ")"));
+  Impl::require(options.team_size >= 0 && options.team_size <= max_team, caller,
+                "options.team_size is ", options.team_size, " (expected 0 to ", max_team, ")");
+  Impl::require(run.per_thread_ok(options.per_thread), caller, "options.per_thread is ",
+                options.per_thread, " (expected ", run.shape_rule(), ")");
   Impl::LaunchShape shape = run.shape(options.team_size, options.per_thread);
   Impl::require_int_extent(caller, "the number of teams", shape.league);
   // A step alone is invalid only when its teams sweep whole lines and it sums along them into a
@@ -520,22 +519,19 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   // while it is read. As tiles, every step is valid (and a tuner times tile shapes too).
   Impl::require(
       (options.tuner && !options.cuts) || run.valid(Impl::unfused_cuts<Seq>(), shape.per_thread),
-      caller,
-      Impl::concat("the sequence has no valid plan with ", shape.per_thread,
-                   " lines per team: a row_sum or col_sum step sums within a team's "
-                   "lines into a vector that a step reads at the swept index (by_col "
-                   "with LayoutRight matrices, by_row with LayoutLeft), which other "
-                   "teams write meanwhile; run it as tiles (options.per_thread at "
-                   "least fusion::tile_lines)"));
+      caller, "the sequence has no valid plan with ", shape.per_thread,
+      " lines per team: a row_sum or col_sum step sums within a team's lines into a vector that "
+      "a step reads at the swept index (by_col with LayoutRight matrices, by_row with "
+      "LayoutLeft), which other teams write meanwhile; run it as tiles (options.per_thread at "
+      "least fusion::tile_lines)");
   const double launch = Impl::Tuning<ExecSpace>::fusion_launch_bytes;
 
   FusionReport report;
   if (options.cuts) {
-    Impl::require((*options.cuts & ~Impl::unfused_cuts<Seq>()) == 0, caller,
-                  Impl::concat("options.cuts ", *options.cuts, " cuts after the last step"));
-    Impl::require(run.valid(*options.cuts, shape.per_thread), caller,
-                  Impl::concat("options.cuts ", *options.cuts,
-                               " groups steps the fusion rules keep apart (plan.hpp)"));
+    Impl::require((*options.cuts & ~Impl::unfused_cuts<Seq>()) == 0, caller, "options.cuts ",
+                  *options.cuts, " cuts after the last step");
+    Impl::require(run.valid(*options.cuts, shape.per_thread), caller, "options.cuts ",
+                  *options.cuts, " groups steps the fusion rules keep apart (plan.hpp)");
     report.cuts = *options.cuts;
   } else if (options.tuner) {
     const std::string key = Impl::tuning_key<T, ExecSpace, Seq>(space, run);
@@ -576,9 +572,8 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
     shape = run.shape(team_max, shape.per_thread);  // the backend's default, where it fits
     shape.automatic = automatic;
   }
-  Impl::require(shape.team_size <= team_max, caller,
-                Impl::concat("team size ", shape.team_size, " exceeds the ", team_max,
-                             " threads the plan's kernels can run with on this device"));
+  Impl::require(shape.team_size <= team_max, caller, "team size ", shape.team_size, " exceeds the ",
+                team_max, " threads the plan's kernels can run with on this device");
   report.model_bytes = run.bytes(report.cuts, shape.per_thread, launch);
   report.team_size   = shape.team_size;
   report.per_thread  = shape.per_thread;
