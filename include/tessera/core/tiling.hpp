@@ -298,7 +298,8 @@ struct GpuTuning : TuningBase {
   /// flight per thread and matrix). Measured on the H100 for BiCGK in float, 16384^2: 2852 GB/s
   /// (97% of the copy rate) with 8 warps and 256-line tiles, 2650 to 2890 GB/s over 4 to 32
   /// elements, 1 to 8 lines and 64 to 256 lines a tile (wider vector loads gained nothing).
-  /// Against 16 elements of every type and kind (in 16384^2, default shapes):
+  /// Against 16 elements of every type and kind and ordinary loads (16384^2, default shapes;
+  /// the figures include the streaming loads of core/streaming_access.hpp where they apply):
   ///   - groups with sums that write no matrix take 64 bytes (8 doubles; 16 doubles took up to
   ///     222 registers a thread, one 256-thread team per multiprocessor): SGEMV with
   ///     LayoutRight in double 708 -> 689 us, GESUMMV 1458 -> 1382 us, BiCGK 847 -> 761 us;
