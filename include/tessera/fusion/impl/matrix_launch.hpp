@@ -150,11 +150,12 @@ struct MatrixGroupKernels {
   /// axis only, or of maps only (threads any kernel runs with: tiling.hpp).
   template <int A, int B>
   FusionTileShape tile_shape() const {
-    using Steps = MatrixGroupSteps<Seq, RowsOwned, A, B>;
-    using Tn    = Tuning<ExecSpace>;
+    using Tn = Tuning<ExecSpace>;
     if (!shape.automatic) return {shape.team_size, shape.per_thread};
-    if (Steps::partials > 0) return Tn::fusion_tile_shape_owned_sums;
-    return Steps::completes > 0 ? Tn::fusion_tile_shape : Tn::fusion_tile_shape_maps;
+    if (tile_kind<Seq, RowsOwned, A, B>() == FusionTileKind::maps)
+      return Tn::fusion_tile_shape_maps;
+    return MatrixGroupSteps<Seq, RowsOwned, A, B>::partials > 0 ? Tn::fusion_tile_shape_owned_sums
+                                                                : Tn::fusion_tile_shape;
   }
 
   /// The tiles of a tile group's launch with `lines` lines per tile.
