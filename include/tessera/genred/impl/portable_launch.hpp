@@ -96,10 +96,7 @@ void launch_portable(const ExecSpace& space, const Call& call, const Red& red) {
     policy.set_scratch_size(0, Kokkos::PerTeam(k.team_scratch_bytes()));
     policy.set_scratch_size(1, Kokkos::PerThread(per_thread));
   }
-  Kokkos::parallel_for(Call::sparse   ? "tessera::genred::block_sparse_1d"
-                       : k.chunks > 1 ? "tessera::genred::tiled_2d"
-                                      : "tessera::genred::tiled_1d",
-                       policy, k);
+  Kokkos::parallel_for(tiled_reduce_label(Call::sparse, k.chunks > 1, false), policy, k);
   combine_chunks(space, k, call.shape.batch);
 }
 

@@ -34,6 +34,15 @@
 namespace tessera {
 namespace Impl {
 
+/// The Kokkos Tools name of a tiled-reduce launch: block-sparse, chunked (the 2D scheme) or
+/// dense 1D, through the portable kernel or the hand-written CUDA one.
+inline const char* tiled_reduce_label(bool sparse, bool chunked, bool cuda) {
+  if (sparse)
+    return cuda ? "tessera::genred::block_sparse_1d_cuda" : "tessera::genred::block_sparse_1d";
+  if (chunked) return cuda ? "tessera::genred::tiled_2d_cuda" : "tessera::genred::tiled_2d";
+  return cuda ? "tessera::genred::tiled_1d_cuda" : "tessera::genred::tiled_1d";
+}
+
 /// Round a packed row width up so that staged rows start on 16-byte boundaries.
 template <class T>
 KOKKOS_INLINE_FUNCTION constexpr int padded_width(int w) {

@@ -458,7 +458,9 @@ bool launch_matrix_radial(const Kokkos::Cuda& space, const Call& call, const Red
   const std::size_t league =
       schedule<Kokkos::Cuda>(call.options, call.shape, NoSparsity{}, resident, k);
   if (league == 0) return true;
-  launch_on_stream(space, k, call.shape.batch, [&](cudaStream_t stream) {
+  const char* label = k.chunks > 1 ? "tessera::genred::matrix_radial_2d_cuda"
+                                   : "tessera::genred::matrix_radial_1d_cuda";
+  launch_on_stream(space, label, k, call.shape.batch, [&](cudaStream_t stream) {
     kernel<<<static_cast<unsigned>(league), Kernel::block, k.shared_bytes(), stream>>>(k);
   });
   return true;

@@ -20,6 +20,7 @@
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/tiling.hpp>
+#include <tessera/core/tools_labels.hpp>
 #include <tessera/genred/impl/combine_partials.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/schedule.hpp>
@@ -103,7 +104,7 @@ __global__ void __launch_bounds__(cuda_block_size<Kernel>(), cuda_min_blocks<Ker
 /// (cudaMallocAsync), whose pool makes repeated calls cheap, and is released on the stream after
 /// the combine kernel.
 template <class Kernel, class Launch>
-void launch_on_stream(const Kokkos::Cuda& space, Kernel& k, std::size_t batch,
+void launch_on_stream(const Kokkos::Cuda& space, const char* label, Kernel& k, std::size_t batch,
                       const Launch& launch) {
   using T                   = typename Kernel::scalar_type;
   const cudaStream_t stream = space.cuda_stream();
@@ -117,7 +118,10 @@ void launch_on_stream(const Kokkos::Cuda& space, Kernel& k, std::size_t batch,
                  reinterpret_cast<int*>(static_cast<char*>(partial_memory) + bytes),
                  k.red.acc_values(), k.red.acc_indices()};
   }
-  launch(stream);
+  {
+    const ToolsKernelScope scope(space, label);
+    launch(stream);
+  }
   check_cuda(cudaGetLastError(), "kernel launch");
   combine_chunks(space, k, batch);
   if (partial_memory != nullptr) {
@@ -165,7 +169,8 @@ bool launch_tiled_reduce_cuda(const Kokkos::Cuda& space, const Call& call, const
   const std::size_t league =
       schedule<Kokkos::Cuda>(call.options, call.shape, call.sparsity, resident, k);
   if (league == 0) return true;
-  launch_on_stream(space, k, call.shape.batch, [&](cudaStream_t stream) {
+  const char* label = tiled_reduce_label(Call::sparse, k.chunks > 1, true);
+  launch_on_stream(space, label, k, call.shape.batch, [&](cudaStream_t stream) {
     kernel<<<static_cast<unsigned>(league), block, layout.total, stream>>>(k, layout);
   });
   return true;
