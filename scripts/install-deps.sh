@@ -4,9 +4,10 @@ set -euo pipefail
 
 # Kokkos Kernels is optional (TESSERA_ENABLE_KOKKOSKERNELS, for the fused-sequence module's
 # references); the tests configure with it so that finding it stays tested. clang-format (14 on
-# Debian 12) is for scripts/check-format.sh, python3 for scripts/check-spack-variants.py (a test).
+# Debian 12) is for scripts/check-format.sh, python3 for scripts/check-spack-variants.py (a test),
+# Doxygen for the API reference (the tessera_docs target).
 packages=(cmake ninja-build g++ libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-          libgtest-dev libbenchmark-dev clang-format python3)
+          libgtest-dev libbenchmark-dev clang-format python3 doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, checks the formatting (scripts/check-format.sh), builds everything
 # (library, tests including the self-contained header check, examples, benchmarks), runs the
-# unit tests, then installs Tessera and builds and runs a separate find_package(Tessera) project.
+# unit tests, builds the API reference (Doxygen, warnings as errors), then installs Tessera and
+# builds and runs a separate find_package(Tessera) project.
 # A formatting failure is reported first but does not stop the rest; the script then exits 1.
 set -euo pipefail
 
@@ -17,6 +18,8 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTESSERA_ENABLE_KOKKOSKERNELS=ON
 cmake --build "$build" -j "$(nproc)"
 (cd "$build" && ctest --output-on-failure)
+# The API reference, with Doxygen's warnings as errors (an undocumented public entity fails).
+cmake --build "$build" --target tessera_docs
 
 prefix="$build/install"
 consumer="$build/install_consumer"

@@ -19,9 +19,9 @@ namespace tessera {
 /// every other per-point View, unpermute_rows to bring results back).
 template <class MemorySpace>
 struct CutoffBlockSparsity {
-  BlockSparseRanges<MemorySpace> ranges;
-  Kokkos::View<int*, MemorySpace> perm_x;
-  Kokkos::View<int*, MemorySpace> perm_y;
+  BlockSparseRanges<MemorySpace> ranges;   ///< The pattern over the sorted x (i) and y (j).
+  Kokkos::View<int*, MemorySpace> perm_x;  ///< (M) sorted row k of x is original row perm_x(k)
+  Kokkos::View<int*, MemorySpace> perm_y;  ///< (N) sorted row k of y is original row perm_y(k)
 };
 
 /// Sorts the clouds x (M, D) and y (N, D) in place by voxels of side `voxel_size`, and returns

@@ -33,7 +33,7 @@ namespace tessera {
 template <class MemorySpace>
 class BlockSparseRanges {
  public:
-  using memory_space = MemorySpace;
+  using memory_space = MemorySpace;  ///< Where the pattern's Views live.
 
   /// An empty pattern over a 0-by-0 plane.
   BlockSparseRanges() = default;
@@ -93,11 +93,17 @@ class BlockSparseRanges {
   /// Number of (i, j) pairs the pattern keeps (out of M * N).
   std::int64_t kept_pairs() const { return pairs_; }
 
+  /// (Q, 2) i-segments [start, end), partitioning [0, M) in order (a copy of the input).
   const IndexRanges<MemorySpace>& ranges_i() const { return by_rows_.segments; }
+  /// (Q) end of each i-segment's j-ranges in redranges_j (a copy of the input).
   const Kokkos::View<int*, MemorySpace>& slices_i() const { return by_rows_.slices; }
+  /// (P, 2) j-ranges [start, end) of the i-segments, segment by segment (a copy of the input).
   const IndexRanges<MemorySpace>& redranges_j() const { return by_rows_.ranges; }
+  /// j-segments [start, end) of the transposed pattern, partitioning [0, N) in order.
   const IndexRanges<MemorySpace>& ranges_j() const { return by_columns_.segments; }
+  /// End of each j-segment's i-ranges in redranges_i (transposed pattern).
   const Kokkos::View<int*, MemorySpace>& slices_j() const { return by_columns_.slices; }
+  /// i-ranges [start, end) of the j-segments, segment by segment (transposed pattern).
   const IndexRanges<MemorySpace>& redranges_i() const { return by_columns_.ranges; }
 
   /// The pattern as a reduction over j walks it: i-segments, each with its j-ranges.

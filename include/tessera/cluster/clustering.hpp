@@ -30,8 +30,8 @@ namespace tessera {
 /// A cluster label per point, in [0, count), and the number of clusters (grid_cluster).
 template <class MemorySpace>
 struct ClusterLabels {
-  Kokkos::View<int*, MemorySpace> labels;
-  int count = 0;
+  Kokkos::View<int*, MemorySpace> labels;  ///< (n) the cluster of each point, in [0, count)
+  int count = 0;                           ///< number of clusters (occupied voxels)
 };
 
 /// Per-cluster summary of a cloud sorted by cluster (cluster_ranges_centroids); C = count().
@@ -41,6 +41,7 @@ struct ClusterSummary {
   Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace> centroids;  ///< (C, D) weighted means
   Kokkos::View<T*, MemorySpace> weights;  ///< (C) sums of the weights (sizes if unweighted)
   Kokkos::View<T*, MemorySpace> radii;    ///< (C) largest |x - centroid| over the cluster
+  /// Number of clusters C (the rows of ranges).
   int count() const { return static_cast<int>(ranges.extent(0)); }
 };
 

@@ -47,7 +47,7 @@ namespace fusion {
 /// rank 2).
 template <class... Views>
 struct Bindings {
-  std::tuple<Views...> views;
+  std::tuple<Views...> views;  ///< The bound Views: element K is symbol K's View.
 };
 
 /// Binds symbols 0, 1, ... to the given Views.
@@ -65,15 +65,17 @@ enum class PlanChoice {
 
 /// Options of run().
 struct FusionOptions {
+  /// How the plan is chosen when neither cuts nor tuner is given.
   PlanChoice choice = PlanChoice::model;
   /// A plan given by its cuts (bit s: a kernel boundary after step s); overrides choice.
   std::optional<std::uint32_t> cuts;
-  /// Threads per team, and elements per thread (vector sequences) or matrix lines per team
-  /// (matrix sequences: 1, 4, 16 or 32 lines a team sweeps at a time, or tiles of at least
-  /// fusion::tile_lines lines for the groups valid as tiles, the others then holding each line
-  /// in a team's registers where it fits (Tuning<ExecSpace>::fusion_held_*), else sweeping
+  /// Threads per team; 0: Tuning<ExecSpace>'s.
+  int team_size = 0;
+  /// Elements per thread (vector sequences) or matrix lines per team (matrix sequences: 1, 4,
+  /// 16 or 32 lines a team sweeps at a time, or tiles of at least fusion::tile_lines lines for
+  /// the groups valid as tiles, the others then holding each line in a team's registers where
+  /// it fits (Tuning<ExecSpace>::fusion_held_*), else sweeping
   /// Tuning<ExecSpace>::fusion_matrix_rows lines at a time); 0: Tuning<ExecSpace>'s.
-  int team_size  = 0;
   int per_thread = 0;
   /// When set (and no cuts are given): the plan and launch shape the tuner found fastest for
   /// this sequence, value type, extents and device, timing the candidates on the first call
@@ -89,10 +91,13 @@ struct FusionReport {
   std::uint32_t cuts = 0;  ///< the plan (bit s: a kernel boundary after step s)
   int kernels        = 0;  ///< kernels launched
   double model_bytes = 0;  ///< the bytes the model counts for the plan, launches included
-  /// The launch shape run (the default one: matrix tile groups then take the backend's tiles
-  /// for their kind, Tuning::fusion_tile_shape and fusion_tile_shape_owned_sums, and vector
-  /// groups with a reduction Tuning::fusion_vector_reduction_shape).
-  int team_size  = 0;
+  /// Threads per team of the launch shape run (the default one: matrix tile groups then take
+  /// the backend's tiles for their kind, Tuning::fusion_tile_shape and
+  /// fusion_tile_shape_owned_sums, and vector groups with a reduction
+  /// Tuning::fusion_vector_reduction_shape).
+  int team_size = 0;
+  /// Elements per thread (vector sequences) or matrix lines per team (matrix sequences) of the
+  /// launch shape run.
   int per_thread = 0;
 };
 

@@ -25,7 +25,7 @@ namespace fusion {
 /// row_sum or col_sum), Scalar<K> (a reduction, E = Sum<...>) or Mat<K> (a matrix map).
 template <class Target, class E>
 struct Step {
-  E e;
+  E e;  ///< The expression whose value the step writes to Target.
 };
 
 /// The map step vector = e (element-wise), or the nested map-reduce vector = e when e holds one
@@ -155,12 +155,13 @@ template <class... S>
 struct Sequence {
   static_assert(sizeof...(S) >= 1 && sizeof...(S) <= 8,
                 "tessera::fusion: a sequence has 1 to 8 steps");
+  /// Whether this is a matrix sequence (its steps are matrix steps).
   static constexpr bool matrix = (Impl::StepTraits<S>::matrix_step || ...);
   static_assert(!matrix || (Impl::StepTraits<S>::matrix_step && ...),
                 "tessera::fusion: a sequence has vector steps (maps, sum reductions) or matrix "
                 "steps (matrix maps, row_sum or col_sum steps), not both");
-  Impl::StepList<S...> steps;
-  static constexpr int size = int(sizeof...(S));
+  Impl::StepList<S...> steps;                     ///< The steps, in the order they run.
+  static constexpr int size = int(sizeof...(S));  ///< Number of steps.
 };
 
 /// The sequence of the given steps.

@@ -25,9 +25,10 @@ namespace fusion {
 
 /// One implementation of a sequence: its plan (cuts) and launch shape.
 struct Candidate {
-  std::uint32_t cuts = 0;
-  int team_size      = 0;
-  int per_thread     = 0;
+  std::uint32_t cuts = 0;  ///< The plan (bit s: a kernel boundary after step s).
+  int team_size      = 0;  ///< Threads per team.
+  /// Elements per thread (vector sequences) or matrix lines per team (matrix sequences).
+  int per_thread = 0;
 };
 
 /// The fastest candidates found so far, by key, with their cache file (see the file comment).
@@ -46,6 +47,7 @@ class Tuner {
 
   /// The warnings given so far (each also written to std::cerr).
   const std::vector<std::string>& warnings() const { return warnings_; }
+  /// The cache file's path (empty: the findings are kept in memory only).
   const std::string& cache_path() const { return path_; }
 
   /// The first line of a cache file.

@@ -56,40 +56,49 @@ inline void require_equal_point_dims(const VariableDims& dims) {
 /// dynamic_extent: x_i and y_j must then have the same run-time dimension); output dimension 1.
 template <int D, class Op>
 struct PointPairFormula {
-  using param_dims             = Dims<>;
-  using i_dims                 = Dims<D>;
-  using j_dims                 = Dims<D>;
-  static constexpr int out_dim = 1;
+  using param_dims             = Dims<>;   ///< No parameter variables.
+  using i_dims                 = Dims<D>;  ///< x_i: a point of dimension D.
+  using j_dims                 = Dims<D>;  ///< y_j: a point of dimension D.
+  static constexpr int out_dim = 1;        ///< F is a scalar.
 
   /// x_i and y_j have one dimension (formula.hpp: check_dims).
   void check_dims(const VariableDims& dims) const { Impl::require_equal_point_dims(dims); }
 
+  /// out[0] = Op::apply(x, y).
   template <class T, int E>
   KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, Out<T, 1> out) const {
     out[0] = Op::apply(x, y);
   }
 };
 
+/// Op(x, y) = |x - y|^2 = sum_k (x_k - y_k)^2.
 struct SquaredDistanceOp {
+  /// |x - y|^2 of two spans of equal size.
   template <class X, class Y>
   KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
     return squared_distance(x, y);
   }
 };
+/// Op(x, y) = x . y = sum_k x_k y_k.
 struct DotOp {
+  /// x . y of two spans of equal size.
   template <class X, class Y>
   KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
     return dot(x, y);
   }
 };
 
+/// Op(x, y) = |x - y| = sqrt(sum_k (x_k - y_k)^2).
 struct DistanceOp {
+  /// |x - y| of two spans of equal size.
   template <class X, class Y>
   KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
     return math::sqrt(squared_distance(x, y));
   }
 };
+/// Op(x, y) = x . y / sqrt((x . x) (y . y)), or 0 unless (x . x) (y . y) > 0.
 struct CosineSimilarityOp {
+  /// The cosine similarity of two spans of equal size.
   template <class X, class Y>
   KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
     using T    = std::remove_const_t<typename X::element_type>;
@@ -97,7 +106,9 @@ struct CosineSimilarityOp {
     return n2 > T(0) ? dot(x, y) / math::sqrt(n2) : T(0);
   }
 };
+/// Op(x, y) = 1 - CosineSimilarityOp::apply(x, y).
 struct CosineDistanceOp {
+  /// The cosine distance of two spans of equal size.
   template <class X, class Y>
   KOKKOS_INLINE_FUNCTION static auto apply(const X& x, const Y& y) {
     using T = std::remove_const_t<typename X::element_type>;
@@ -126,45 +137,61 @@ using DotProduct = PointPairFormula<D, DotOp>;
 /// values under 2^-126 flushed to 0), with the accuracy of exp of the rounded argument.
 inline constexpr double log2_e = 1.4426950408889634;
 
-/// Radial profiles k(r^2) with length scale sigma > 0 (see RadialKernel). Each is written
-/// k(r^2) = shape(scale * r^2) with scale > 0, so that the expanded distance can fold the
-/// scale into the staged rows. shape() accepts the slightly negative arguments that the
-/// expanded distance's rounding can produce (the square roots clamp them at 0).
-struct GaussianProfile {  ///< exp(-r^2 / (2 sigma^2))
-  double scale;           // log2(e) / (2 sigma^2)
+// Radial profiles k(r^2) with length scale sigma > 0 (see RadialKernel). Each is written
+// k(r^2) = shape(scale * r^2) with scale > 0, so that the expanded distance can fold the
+// scale into the staged rows. shape() accepts the slightly negative arguments that the
+// expanded distance's rounding can produce (the square roots clamp them at 0).
+
+/// Radial profile k(r^2) = exp(-r^2 / (2 sigma^2)).
+struct GaussianProfile {
+  double scale;  ///< log2(e) / (2 sigma^2).
+  /// The profile of length scale sigma > 0 (not checked here: RadialKernel checks it).
   explicit GaussianProfile(double sigma) : scale(log2_e / (2.0 * sigma * sigma)) {}
+  /// k(r^2) for u = scale * r^2: 2^-u.
   template <class T>
   KOKKOS_INLINE_FUNCTION T shape(T u) const {
     return math::fast_exp2(-u);
   }
 };
-struct LaplaceProfile {  ///< exp(-r / sigma)
-  double scale;          // (log2(e) / sigma)^2
+/// Radial profile k(r^2) = exp(-r / sigma).
+struct LaplaceProfile {
+  double scale;  ///< (log2(e) / sigma)^2.
+  /// The profile of length scale sigma > 0 (not checked here: RadialKernel checks it).
   explicit LaplaceProfile(double sigma) : scale(log2_e * log2_e / (sigma * sigma)) {}
+  /// k(r^2) for u = scale * r^2: 2^-sqrt(max(u, 0)).
   template <class T>
   KOKKOS_INLINE_FUNCTION T shape(T u) const {
     return math::fast_exp2(-math::sqrt(u > T(0) ? u : T(0)));
   }
 };
-struct CauchyProfile {  ///< 1 / (1 + r^2 / sigma^2)
-  double scale;
+/// Radial profile k(r^2) = 1 / (1 + r^2 / sigma^2).
+struct CauchyProfile {
+  double scale;  ///< 1 / sigma^2.
+  /// The profile of length scale sigma > 0 (not checked here: RadialKernel checks it).
   explicit CauchyProfile(double sigma) : scale(1.0 / (sigma * sigma)) {}
+  /// k(r^2) for u = scale * r^2: 1 / (1 + u).
   template <class T>
   KOKKOS_INLINE_FUNCTION T shape(T u) const {
     return T(1) / (T(1) + u);
   }
 };
-struct InverseMultiquadricProfile {  ///< 1 / sqrt(1 + r^2 / sigma^2)
-  double scale;
+/// Radial profile k(r^2) = 1 / sqrt(1 + r^2 / sigma^2).
+struct InverseMultiquadricProfile {
+  double scale;  ///< 1 / sigma^2.
+  /// The profile of length scale sigma > 0 (not checked here: RadialKernel checks it).
   explicit InverseMultiquadricProfile(double sigma) : scale(1.0 / (sigma * sigma)) {}
+  /// k(r^2) for u = scale * r^2: 1 / sqrt(1 + u).
   template <class T>
   KOKKOS_INLINE_FUNCTION T shape(T u) const {
     return T(1) / math::sqrt(T(1) + u);
   }
 };
-struct Matern32Profile {  ///< (1 + sqrt(3) r / sigma) exp(-sqrt(3) r / sigma)
-  double scale;           // 3 / sigma^2
+/// Radial profile k(r^2) = (1 + sqrt(3) r / sigma) exp(-sqrt(3) r / sigma).
+struct Matern32Profile {
+  double scale;  ///< 3 / sigma^2.
+  /// The profile of length scale sigma > 0 (not checked here: RadialKernel checks it).
   explicit Matern32Profile(double sigma) : scale(3.0 / (sigma * sigma)) {}
+  /// k(r^2) for u = scale * r^2: (1 + v) exp(-v) with v = sqrt(max(u, 0)), the exp as exp2.
   template <class T>
   KOKKOS_INLINE_FUNCTION T shape(T u) const {
     const T v = math::sqrt(u > T(0) ? u : T(0));
@@ -181,10 +208,11 @@ enum class Distance {
              ///< cancellation: s r^2 gets an absolute error up to (D + 3) eps s (|x| + |y|)^2
              ///< (it may come out slightly negative: a Gaussian value then exceeds 1 by that
              ///< much), so keep the points centred near the origin
-  matrix     ///< as expanded, with the dot products on the GPU's matrix units where the CUDA
-             ///< kernels have that path (float Sum reductions over j, dense, 8 < D <= 32; see
-             ///< impl/cuda_matrix_radial.hpp): about the same accuracy (row-scaled split FP16), and
-             ///< the expanded evaluation everywhere else
+  /// As expanded, with the dot products on the GPU's matrix units where the CUDA kernels have
+  /// that path (float Sum reductions over j, dense, 8 < D <= 32; see
+  /// impl/cuda/matrix_radial_cuda.hpp): about the same accuracy (row-scaled split FP16), and the
+  /// expanded evaluation everywhere else.
+  matrix
 };
 
 /// F(x_i, y_j[, b_j]) = k(|x_i - y_j|^2) [* b_j] for a radial profile k; see the file comment.
@@ -192,28 +220,35 @@ enum class Distance {
 /// formula.hpp).
 template <class Profile, int D, int W = 0, Distance Dist = Distance::direct>
 struct RadialKernel {
-  using param_dims             = Dims<>;
-  using i_dims                 = Dims<D>;
-  using j_dims                 = std::conditional_t<W == 0, Dims<D>, Dims<D, W>>;
+  using param_dims = Dims<>;   ///< No parameter variables.
+  using i_dims     = Dims<D>;  ///< x_i: a point of dimension D.
+  /// y_j: a point of dimension D, then b_j: a weight vector of dimension W unless W = 0.
+  using j_dims = std::conditional_t<W == 0, Dims<D>, Dims<D, W>>;
+  /// 1 without weights, W with them (dynamic_extent when W is: see output_dim()).
   static constexpr int out_dim = W == 0 ? 1 : W;
   static_assert(Dist == Distance::direct || (D >= 1 && W >= 0),
                 "tessera::RadialKernel: Distance::expanded and matrix need compile-time D and W");
+  /// D + 1 scalars (-2 s x, s |x|^2) per staged i-row; 0 (no staging) for Distance::direct.
   static constexpr int staged_i_width = Dist != Distance::direct ? D + 1 : 0;
+  /// D + 1 + W scalars (y, s |y|^2, b) per staged j-row; 0 (no staging) for Distance::direct.
   static constexpr int staged_j_width = Dist != Distance::direct ? D + 1 + W : 0;
 
-  Profile profile;
+  Profile profile;  ///< The profile k, holding the scale s of k(r^2) = shape(s r^2).
 
   /// Throws std::invalid_argument unless sigma is positive and finite.
   explicit RadialKernel(double sigma) : profile(checked_scale(sigma)) {}
 
+  /// 1 without weights, else the run-time dimension of b_j.
   int output_dim(const VariableDims& dims) const { return W == 0 ? 1 : dims.j.at(1); }
   /// x_i and y_j have one dimension (formula.hpp: check_dims).
   void check_dims(const VariableDims& dims) const { Impl::require_equal_point_dims(dims); }
 
+  /// out[0] = k(|x - y|^2), with the distance computed directly.
   template <class T, int E>
   KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, Out<T, 1> out) const {
     out[0] = profile.shape(T(profile.scale) * squared_distance(x, y));
   }
+  /// out[c] = k(|x - y|^2) b[c] for every component c of b, with the distance computed directly.
   template <class T, int E, int WE, int OE>
   KOKKOS_INLINE_FUNCTION void operator()(In<T, E> x, In<T, E> y, In<T, WE> b,
                                          Out<T, OE> out) const {
@@ -223,6 +258,7 @@ struct RadialKernel {
   }
 
   // ---- Distance::expanded and matrix: staged rows (-2 s x, s |x|^2) and (y, s |y|^2, b)
+  /// Writes the staged i-row (-2 s x, s |x|^2) of the point x (staged_i_width scalars).
   template <class T>
   KOKKOS_INLINE_FUNCTION void stage_i(const T* x, T* staged) const {
     const T s = T(profile.scale);
@@ -233,6 +269,8 @@ struct RadialKernel {
     }
     staged[D] = s * n2;
   }
+  /// Writes the staged j-row (y, s |y|^2, b) of the packed j-row yb = (y, b) (staged_j_width
+  /// scalars).
   template <class T>
   KOKKOS_INLINE_FUNCTION void stage_j(const T* yb, T* staged) const {
     T n2 = T(0);
@@ -244,6 +282,9 @@ struct RadialKernel {
     for (int c = 0; c < W; ++c)
       staged[D + 1 + c] = yb[D + c];
   }
+  /// The operator() value of a staged pair, k(r^2) [* b], with s r^2 taken as
+  /// si[D] + sj[D] + sum_k si[k] sj[k] = s |x|^2 + s |y|^2 - 2 s x . y (rounding may make it
+  /// slightly negative).
   template <class T, int SI, int SJ, int OE>
   KOKKOS_INLINE_FUNCTION void eval_staged(In<T, SI> si, In<T, SJ> sj, Out<T, OE> out) const {
     T u = si[D] + sj[D];

@@ -57,9 +57,9 @@ namespace tessera {
 
 /// Run-time dimensions of every variable of a genred call, as handed to output_dim().
 struct VariableDims {
-  std::vector<int> params;
-  std::vector<int> i;
-  std::vector<int> j;
+  std::vector<int> params;  ///< Dimension of each parameter variable, in argument order.
+  std::vector<int> i;       ///< Dimension of each i-variable, in argument order.
+  std::vector<int> j;       ///< Dimension of each j-variable, in argument order.
 };
 
 namespace Impl {
@@ -112,15 +112,18 @@ inline constexpr bool has_staging<F, std::void_t<decltype(F::staged_i_width + F:
 /// make_formula(). OutDim may be dynamic_extent, then the output dimension is stored.
 template <int OutDim, class ParamDims, class IDims, class JDims, class Fn>
 struct LambdaFormula {
-  using param_dims             = ParamDims;
-  using i_dims                 = IDims;
-  using j_dims                 = JDims;
-  static constexpr int out_dim = OutDim;
-  Fn fn;
+  using param_dims             = ParamDims;  ///< Dimensions of the parameter variables.
+  using i_dims                 = IDims;      ///< Dimensions of the i-variables.
+  using j_dims                 = JDims;      ///< Dimensions of the j-variables.
+  static constexpr int out_dim = OutDim;     ///< Output dimension, or dynamic_extent.
+  Fn fn;                                     ///< The callable that computes an output row.
+  /// The output dimension: OutDim, or the one given to make_formula() if that is dynamic_extent.
   int runtime_out_dim = OutDim;
 
+  /// runtime_out_dim, whatever the variables' dimensions.
   int output_dim(const VariableDims&) const { return runtime_out_dim; }
 
+  /// Calls fn(args...): parameter spans, i-spans, j-spans, then the output span.
   template <class... Args>
   KOKKOS_INLINE_FUNCTION void operator()(Args... args) const {
     fn(args...);

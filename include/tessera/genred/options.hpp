@@ -35,10 +35,10 @@ enum class Implementation {
 
 /// Options of tessera::genred; every field has a working default.
 struct GenredOptions {
-  Axis axis                     = Axis::j;
-  Summation summation           = Summation::block_sum;
-  Scheme scheme                 = Scheme::automatic;
-  Implementation implementation = Implementation::automatic;
+  Axis axis                     = Axis::j;                    ///< The index reduced over.
+  Summation summation           = Summation::block_sum;       ///< How sums are accumulated.
+  Scheme scheme                 = Scheme::automatic;          ///< How pairs map to teams.
+  Implementation implementation = Implementation::automatic;  ///< Which kernel runs the call.
   /// Threads per team (= output rows per team tile) of the portable kernel; 0 picks the default
   /// of core/tiling.hpp. The CUDA kernel sizes its blocks from the device instead.
   int team_size = 0;

@@ -45,15 +45,15 @@ struct MinArgMin {};
 struct MaxArgMax {};
 /// The k smallest values of F_i., ascending; 1 <= k <= the reduced extent.
 struct KMin {
-  int k;
+  int k;  ///< Number of values kept per output component.
 };
 /// The indices of the k smallest values of F_i. (k-nearest neighbours when F is a distance).
 struct ArgKMin {
-  int k;
+  int k;  ///< Number of indices kept per output component.
 };
 /// Both the k smallest values and their indices.
 struct KMinArgKMin {
-  int k;
+  int k;  ///< Number of values and of indices kept per output component.
 };
 /// a_i = log sum_j exp(F_ij), computed stably with a running maximum.
 struct LogSumExp {};

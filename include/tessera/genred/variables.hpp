@@ -16,26 +16,26 @@ namespace tessera {
 /// The i-indexed variables x_i of a genred call; make with tessera::i_vars(x, ...).
 template <class... Views>
 struct IVars {
-  std::tuple<Views...> views;
+  std::tuple<Views...> views;  ///< The i-variables, in the order the formula takes them.
 };
 /// The j-indexed variables y_j of a genred call; make with tessera::j_vars(y, b, ...).
 template <class... Views>
 struct JVars {
-  std::tuple<Views...> views;
+  std::tuple<Views...> views;  ///< The j-variables, in the order the formula takes them.
 };
 /// The parameter variables p of a genred call, one row each; make with tessera::params(p, ...).
 template <class... Views>
 struct Params {
-  std::tuple<Views...> views;
+  std::tuple<Views...> views;  ///< The parameter variables, in the order the formula takes them.
 };
 /// A values View and an indices View, for the reductions that write both (MinArgMin,
 /// MaxArgMax, KMinArgKMin); make with tessera::outputs(values, indices).
 template <class ValuesView, class IndicesView>
 struct Outputs {
-  using values_type  = ValuesView;
-  using indices_type = IndicesView;
-  ValuesView values;
-  IndicesView indices;
+  using values_type  = ValuesView;   ///< Type of the values View.
+  using indices_type = IndicesView;  ///< Type of the indices View.
+  ValuesView values;                 ///< The reduced values, of the formula's scalar type.
+  IndicesView indices;               ///< The reduced indices, of a signed integer type.
 };
 
 namespace Impl {
@@ -50,6 +50,8 @@ inline constexpr bool is_variable_view =
     std::is_floating_point<typename V::non_const_value_type>::value;
 }  // namespace Impl
 
+/// Packs the i-variables x_i of a genred call (Views of rank 2 or 3 of float or double, checked at
+/// compile time); the Views are copied, not their data.
 template <class... Views>
 IVars<Views...> i_vars(const Views&... views) {
   static_assert((Impl::is_variable_view<Views> && ...),
@@ -57,6 +59,8 @@ IVars<Views...> i_vars(const Views&... views) {
                 "rank 2 (M, dim) or rank 3 (batch, M, dim)");
   return {std::tuple<Views...>(views...)};
 }
+/// Packs the j-variables y_j of a genred call (Views of rank 2 or 3 of float or double, checked at
+/// compile time); the Views are copied, not their data.
 template <class... Views>
 JVars<Views...> j_vars(const Views&... views) {
   static_assert((Impl::is_variable_view<Views> && ...),
@@ -64,6 +68,8 @@ JVars<Views...> j_vars(const Views&... views) {
                 "rank 2 (N, dim) or rank 3 (batch, N, dim)");
   return {std::tuple<Views...>(views...)};
 }
+/// Packs the parameter variables p of a genred call (Views of rank 2 or 3 of float or double
+/// with one row, the rank and type checked at compile time); the Views are copied, not their data.
 template <class... Views>
 Params<Views...> params(const Views&... views) {
   static_assert((Impl::is_variable_view<Views> && ...),
@@ -71,6 +77,8 @@ Params<Views...> params(const Views&... views) {
                 "rank 2 (1, dim) or rank 3 (batch, 1, dim)");
   return {std::tuple<Views...>(views...)};
 }
+/// Pairs the values and indices output Views of a genred call; the Views are copied, not their
+/// data.
 template <class ValuesView, class IndicesView>
 Outputs<ValuesView, IndicesView> outputs(const ValuesView& values, const IndicesView& indices) {
   return {values, indices};

@@ -29,8 +29,10 @@ struct MergePoint {
 template <class ExecSpace>
 class IntervalWorkspace {
  public:
+  /// View of merge-path points, the type points() returns.
   using points_type = Kokkos::View<Impl::MergePoint*, typename ExecSpace::memory_space>;
-  using words_type  = Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space>;
+  /// View of 64-bit words, the type words() returns.
+  using words_type = Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space>;
 
   /// Memory for `count` merge-path points: this workspace's, reallocated first when smaller.
   points_type points(const ExecSpace& space, std::int64_t count) {

@@ -22,8 +22,9 @@ namespace tessera {
 template <class T>
 struct CountingSequence {
   static_assert(std::is_integral<T>::value, "tessera::CountingSequence: T must be an integer");
-  using value_type = T;
-  T start;
+  using value_type = T;  ///< Type of the values, T.
+  T start;               ///< The first value, s(0).
+  /// The value start + i (0 <= i < extent(0), not checked).
   KOKKOS_INLINE_FUNCTION T operator()(std::int64_t i) const {
     return static_cast<T>(start + static_cast<T>(i));
   }

@@ -46,9 +46,11 @@ KOKKOS_INLINE_FUNCTION bool pair_computed(TriangleSkipMode skip, std::size_t i, 
 
 /// A band of consecutive indices [first, last] (inclusive, as the seed writes them).
 struct Band {
-  std::size_t first = 0;
-  std::size_t last  = 0;
+  std::size_t first = 0;  ///< first index of the band
+  std::size_t last  = 0;  ///< last index of the band (included)
+  /// Number of indices: last - first + 1.
   KOKKOS_INLINE_FUNCTION std::size_t size() const { return last - first + 1; }
+  /// True when both bands have the same first and last index.
   friend bool operator==(const Band& a, const Band& b) {
     return a.first == b.first && a.last == b.last;
   }
@@ -56,8 +58,9 @@ struct Band {
 
 /// One block of the matrix: rows x cols.
 struct BlockInfo {
-  Band rows;
-  Band cols;
+  Band rows;  ///< the matrix rows of the block
+  Band cols;  ///< the matrix columns of the block
+  /// Pairs in the block: rows.size() * cols.size().
   KOKKOS_INLINE_FUNCTION std::size_t work() const { return rows.size() * cols.size(); }
 };
 
@@ -91,6 +94,7 @@ struct BlockSchedulerConfig {
 /// O(blocks log blocks) host work.
 class BlockScheduler {
  public:
+  /// Schedules the blocks of an n_rows x n_cols matrix as steps 1 to 3 of the file comment say.
   BlockScheduler(std::size_t n_rows, std::size_t n_cols, BlockTriangleMode mode,
                  const BlockSchedulerConfig& config)
       : n_rows_(n_rows), n_cols_(n_cols), mode_(mode) {
@@ -126,13 +130,17 @@ class BlockScheduler {
                      [](const BlockInfo& a, const BlockInfo& b) { return a.work() > b.work(); });
   }
 
+  /// Rows of the matrix (n_rows).
   std::size_t rows() const { return n_rows_; }
+  /// Columns of the matrix (n_cols).
   std::size_t cols() const { return n_cols_; }
+  /// Which blocks of the grid the schedule holds.
   BlockTriangleMode mode() const { return mode_; }
   /// The block side chosen in step 1.
   std::size_t block_side() const { return side_; }
-  /// The row and column bands of step 2.
+  /// The row bands of step 2.
   const std::vector<Band>& row_bands() const { return row_bands_; }
+  /// The column bands of step 2.
   const std::vector<Band>& col_bands() const { return col_bands_; }
   /// The blocks, largest first.
   const std::vector<BlockInfo>& blocks() const { return blocks_; }

@@ -18,6 +18,7 @@ namespace tessera {
 /// *Y.shape); the engine itself sees size() = a * b rows.
 class FunctionShape {
  public:
+  /// Largest rank a shape may have.
   static constexpr int max_rank = 4;
 
   /// One dimension of n functions.
@@ -34,11 +35,15 @@ class FunctionShape {
     (void)size_checked();
   }
 
+  /// Number of dimensions, 1 to max_rank.
   int rank() const { return rank_; }
+  /// Extent of dimension d, 0 <= d < rank(); throws std::out_of_range for d < 0 or
+  /// d >= max_rank.
   std::size_t extent(int d) const { return extents_.at(static_cast<std::size_t>(d)); }
   /// Number of functions: the product of the extents.
   std::size_t size() const { return size_checked(); }
 
+  /// The extents as text for messages, e.g. "(10, 20)".
   std::string str() const {
     std::string s = "(";
     for (int d = 0; d < rank_; ++d)

@@ -90,9 +90,11 @@ struct BlockStorage {
   MatrixLayout layout;  ///< dense: row-major; condensed, symmetric: a diagonal block's kept pairs
   std::size_t cols;     ///< the block's columns (the row pitch of row-major storage)
 
+  /// Index of pair (r, 0), where row r's kept pairs start.
   KOKKOS_INLINE_FUNCTION std::size_t row_start(std::size_t r) const {
     return Impl::layout_row_base(layout, r, cols);
   }
+  /// Index of pair (r, c), a pair the storage keeps.
   KOKKOS_INLINE_FUNCTION std::size_t index(std::size_t r, std::size_t c) const {
     return row_start(r) + c;
   }

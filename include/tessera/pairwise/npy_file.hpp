@@ -29,7 +29,7 @@ namespace tessera {
 
 /// Output target of a pairwise call: the .npy file at `path` (created or truncated).
 struct NpyFile {
-  std::string path;
+  std::string path;  ///< where the file goes; not empty
 };
 
 namespace Impl {
@@ -137,8 +137,8 @@ class NpyFileWriter {
 /// A .npy array read into host memory: its shape and its values in C order.
 template <class T>
 struct NpyArray {
-  std::vector<std::size_t> shape;
-  Kokkos::View<T*, Kokkos::HostSpace> values;
+  std::vector<std::size_t> shape;              ///< extents, as the file's header gives them
+  Kokkos::View<T*, Kokkos::HostSpace> values;  ///< the product of the extents, in C order
 };
 
 /// Reads a version-1.x .npy file of little-endian float or double in C order (what the pairwise

@@ -15,8 +15,8 @@ enum class Accumulation {
 
 /// Where a call stands, as the progress callback sees it after each block is written.
 struct PairwiseProgress {
-  std::size_t blocks_done   = 0;
-  std::size_t blocks_total  = 0;
+  std::size_t blocks_done   = 0;  ///< blocks written so far
+  std::size_t blocks_total  = 0;  ///< blocks of the whole call
   std::size_t bytes_written = 0;  ///< output bytes in place so far
   std::size_t bytes_total   = 0;  ///< output bytes of the whole call
 };
@@ -56,16 +56,17 @@ struct PairwiseOptions {
 /// measured on the device (CUDA events) or around synchronous host kernels; timings_measured
 /// is false on device backends without timers (their sums then read 0).
 struct PairwiseReport {
-  std::size_t blocks        = 0;
-  std::size_t block_side    = 0;
+  std::size_t blocks        = 0;  ///< blocks the matrix was cut into
+  std::size_t block_side    = 0;  ///< the scheduler's block side (BlockScheduler::block_side())
   std::size_t pairs         = 0;  ///< pairs written (the layout's kept pairs)
-  std::size_t bytes_written = 0;
+  std::size_t bytes_written = 0;  ///< output bytes written: pairs * sizeof(scalar)
   double seconds            = 0;  ///< the whole call, wall clock
   double upload_seconds     = 0;  ///< function data to the device (sum over blocks)
   double kernel_seconds     = 0;  ///< block kernels (sum over blocks)
   double download_seconds   = 0;  ///< block buffers to pinned host memory (sum over blocks)
   double write_seconds      = 0;  ///< host-side scatter or file writes (sum over blocks)
-  bool timings_measured     = false;
+  /// Whether the upload, kernel and download times were measured (see above).
+  bool timings_measured = false;
   /// (upload + kernel + download + write) / seconds: how much of the work overlapped (1: none).
   double overlap() const {
     return seconds > 0

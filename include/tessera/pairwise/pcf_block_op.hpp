@@ -19,8 +19,11 @@ namespace tessera {
 template <class ExecSpace, class Op, class Acc, class T, class RowSpace, class ColSpace = RowSpace>
 class PcfBlockOp {
  public:
+  /// Output scalar: the functions' T.
   using value_type = T;
 
+  /// op over rows x cols up to end_time; row_summary and col_summary are what validate_pcfs
+  /// returned for them. The Views are held, not copied.
   PcfBlockOp(const Op& op, const PcfCollection<T, RowSpace>& rows, const PcfSummary& row_summary,
              const PcfCollection<T, ColSpace>& cols, const PcfSummary& col_summary, T end_time)
       : op_(op),
@@ -32,7 +35,9 @@ class PcfBlockOp {
                                                                     : col_summary.max_points),
         end_(end_time) {}
 
+  /// Number of row functions.
   std::size_t rows() const { return n_rows_; }
+  /// Number of column functions.
   std::size_t cols() const { return n_cols_; }
   /// Device bytes the block's streamed functions take.
   std::size_t block_data_bytes(const BlockInfo& b) const {

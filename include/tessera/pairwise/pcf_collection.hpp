@@ -34,8 +34,8 @@ namespace tessera {
 /// One breakpoint as the kernels load it: 8 (float) or 16 (double) bytes in one load.
 template <class T>
 struct alignas(2 * sizeof(T)) PcfPoint {
-  T t;
-  T v;
+  T t;  ///< time t_k
+  T v;  ///< value v_k
 };
 
 /// A collection of n PCFs in one memory space: offsets(f) .. offsets(f + 1) - 1 index f's rows of
@@ -49,9 +49,13 @@ class PcfCollection {
                 "tessera::PcfCollection: T must be float or double");
 
  public:
-  using value_type       = T;
-  using memory_space     = MemorySpace;
-  using offsets_view     = Kokkos::View<const std::size_t*, MemorySpace>;
+  /// Type of times and values.
+  using value_type = T;
+  /// Memory space of the Views.
+  using memory_space = MemorySpace;
+  /// The n + 1 offsets of the functions into the breakpoints.
+  using offsets_view = Kokkos::View<const std::size_t*, MemorySpace>;
+  /// The breakpoints, one row (t_k, v_k) each.
   using breakpoints_view = Kokkos::View<const T* [2], Kokkos::LayoutRight, MemorySpace>;
 
   PcfCollection() = default;
@@ -73,8 +77,11 @@ class PcfCollection {
 
   /// Number of functions.
   std::size_t size() const { return offsets_.extent(0) == 0 ? 0 : offsets_.extent(0) - 1; }
+  /// Batch shape: (size()) unless reshaped() gave another.
   const FunctionShape& shape() const { return shape_; }
+  /// The offsets View.
   const offsets_view& offsets() const { return offsets_; }
+  /// The breakpoints View.
   const breakpoints_view& breakpoints() const { return breakpoints_; }
 
  private:

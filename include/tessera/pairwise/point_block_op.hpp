@@ -36,15 +36,19 @@ struct PointFormulaDim {
 template <class ExecSpace, class F, class T, class RowSpace, class ColSpace = RowSpace>
 class PointBlockOp {
  public:
-  using value_type       = T;
-  static constexpr int D = Impl::PointFormulaDim<F>::value;
+  using value_type       = T;  ///< scalar of the points and of the output
+  static constexpr int D = Impl::PointFormulaDim<F>::value;  ///< dimension of the points
 
+  /// f over the rows of x (n x D) and of y (m x D); the Views are held, not copied.
   PointBlockOp(const F& f, const Kokkos::View<const T**, Kokkos::LayoutRight, RowSpace>& x,
                const Kokkos::View<const T**, Kokkos::LayoutRight, ColSpace>& y)
       : f_(f), rows_(x), cols_(y), n_rows_(x.extent(0)), n_cols_(y.extent(0)) {}
 
+  /// n, the rows of x.
   std::size_t rows() const { return n_rows_; }
+  /// m, the rows of y.
   std::size_t cols() const { return n_cols_; }
+  /// Device bytes the block's streamed points take.
   std::size_t block_data_bytes(const BlockInfo& b) const {
     return rows_.bytes(b.rows) + cols_.bytes(b.cols);
   }
@@ -53,10 +57,13 @@ class PointBlockOp {
   void reserve(const ExecSpace& space, const BlockScheduler& s, std::size_t data_bytes) {
     Impl::reserve_sides(space, s, data_bytes, rows_, cols_);
   }
+  /// Queues the upload of block b's points on `space`, unless they are there already (in memory
+  /// the space reads, or all uploaded by reserve()).
   void upload(const ExecSpace& space, const BlockInfo& b) {
     x_ = rows_.upload(space, b.rows);
     y_ = cols_.upload(space, b.cols);
   }
+  /// Queues block b's kernel on `space`: out (laid out as `storage`) gets every computed pair.
   void launch(const ExecSpace& space, const BlockInfo& b, TriangleSkipMode skip,
               const BlockStorage& storage, T* out) const {
     Impl::launch_point_block<D>(space, x_, y_, out, storage, b.rows.size(), b.cols.size(),

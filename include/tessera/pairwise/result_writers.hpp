@@ -100,18 +100,22 @@ struct DeviceRowCopy {
 
 }  // namespace Impl
 
-/// Writes blocks into a contiguous array of layout_size() values: host memory (HostOutput =
+/// Writes blocks into a contiguous array of layout_size() values: host memory (on_host =
 /// true: host threads copy the downloaded block) or the execution space's memory (a kernel
 /// copies the block on the device, no download).
 template <class T, class MemorySpace>
 class ArrayWriter {
  public:
+  /// True when the host can write MemorySpace: the pipeline then calls write_host, else
+  /// write_device.
   static constexpr bool on_host =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
 
+  /// Writes into `data` (held, not owned) in `layout`; n_cols: the matrix's columns.
   ArrayWriter(T* data, MatrixLayout layout, std::size_t n_cols)
       : data_(data), layout_(layout), n_cols_(n_cols) {}
 
+  /// The layout of the output.
   MatrixLayout layout() const { return layout_; }
 
   /// Host target: copies rows [r0, r0 + n) of block b from `rows` (host memory, laid out as
@@ -134,6 +138,7 @@ class ArrayWriter {
         Impl::DeviceRowCopy<ExecSpace, T>{data_, block, b, storage, layout_, n_cols_});
   }
 
+  /// Does nothing: the values are in place once the blocks' copies have run.
   void finish() {}
 
  private:
@@ -146,14 +151,18 @@ class ArrayWriter {
 template <class T>
 class NpyWriter {
  public:
+  /// Always true: blocks reach the file from host memory (write_host).
   static constexpr bool on_host = true;
 
+  /// Creates (or truncates) file.path as a .npy array of `shape`, its data region allocated;
+  /// n_cols: the matrix's columns. Throws std::runtime_error if the file cannot be made.
   NpyWriter(const NpyFile& file, const std::vector<std::size_t>& shape, MatrixLayout layout,
             std::size_t n_cols)
       : file_(std::make_unique<Impl::NpyFileWriter<T>>(file.path, shape)),
         layout_(layout),
         n_cols_(n_cols) {}
 
+  /// The layout of the output.
   MatrixLayout layout() const { return layout_; }
 
   /// Writes rows [r0, r0 + n) of block b from `rows` (host memory, laid out as `storage` lays
@@ -168,6 +177,7 @@ class NpyWriter {
     if (failures > 0) file_->fail("cannot write to");
   }
 
+  /// Does nothing: the pipeline never calls it for a writer on the host (on_host).
   template <class ExecSpace>
   void write_device(const ExecSpace&, const BlockInfo&, const BlockStorage&, const T*) const {}
 
