@@ -43,7 +43,7 @@ CutoffBlockSparsity<typename ExecSpace::memory_space> block_sparse_from_cutoff(
                                typename PointsY::non_const_value_type>,
                 "tessera::block_sparse_from_cutoff: both clouds have the same scalar type");
   Impl::require_equal(fn, "y", "dimension", y.extent(1), x.extent(1));
-  Impl::require(cutoff >= 0, fn, Impl::concat("cutoff must be >= 0 (got ", cutoff, ")"));
+  Impl::require(cutoff >= 0, fn, "cutoff must be >= 0 (got ", cutoff, ")");
   CutoffBlockSparsity<typename ExecSpace::memory_space> result;
   const bool one_cloud = static_cast<const void*>(x.data()) == static_cast<const void*>(y.data()) &&
                          x.extent(0) == y.extent(0) && x.span() == y.span();

@@ -69,8 +69,7 @@ class BlockSparseRanges {
         "tessera::BlockSparseRanges: the Views must be accessible from the execution "
         "space");
     const char* fn = "BlockSparseRanges";
-    Impl::require(m >= 0 && n >= 0, fn,
-                  Impl::concat("M and N must be >= 0 (got M = ", m, ", N = ", n, ")"));
+    Impl::require(m >= 0 && n >= 0, fn, "M and N must be >= 0 (got M = ", m, ", N = ", n, ")");
     Impl::require_equal(fn, "ranges_i", "columns", ranges_i.extent(1), 2);
     Impl::require_equal(fn, "redranges_j", "columns", redranges_j.extent(1), 2);
     Impl::require_int_extent(fn, "ranges_i", ranges_i.extent(0));

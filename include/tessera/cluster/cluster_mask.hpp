@@ -165,7 +165,7 @@ Kokkos::View<bool**, typename ExecSpace::memory_space> mask_from_centroid_distan
   Impl::require_equal(fn, "centroids_y", "dimension", centroids_y.extent(1), centroids_x.extent(1));
   Impl::require_equal(fn, "radii_x", "extent", radii_x.extent(0), centroids_x.extent(0));
   Impl::require_equal(fn, "radii_y", "extent", radii_y.extent(0), centroids_y.extent(0));
-  Impl::require(cutoff >= 0, fn, Impl::concat("cutoff must be >= 0 (got ", cutoff, ")"));
+  Impl::require(cutoff >= 0, fn, "cutoff must be >= 0 (got ", cutoff, ")");
   Impl::require_int_extent(fn, "centroids_x", centroids_x.extent(0));
   Impl::require_int_extent(fn, "centroids_y", centroids_y.extent(0));
   const int cx = static_cast<int>(centroids_x.extent(0));

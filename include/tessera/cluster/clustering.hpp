@@ -346,10 +346,10 @@ int check_summary_arguments(const ExecSpace& space, const Points& points, const 
     int here = 0, before = 0;
     Kokkos::deep_copy(here, Kokkos::subview(labels, first));
     if (first > 0) Kokkos::deep_copy(before, Kokkos::subview(labels, first - 1));
-    require(here >= 0, fn, concat("labels must be >= 0 (got labels(", first, ") = ", here, ")"));
+    require(here >= 0, fn, "labels must be >= 0 (got labels(", first, ") = ", here, ")");
     require(false, fn,
-            concat("labels must be sorted (non-decreasing): call sort_clusters first (got labels(",
-                   first, ") = ", here, " after labels(", first - 1, ") = ", before, ")"));
+            "labels must be sorted (non-decreasing): call sort_clusters first (got labels(", first,
+            ") = ", here, " after labels(", first - 1, ") = ", before, ")");
   }
   if (weights) {
     first = std::numeric_limits<int>::max();
@@ -359,8 +359,8 @@ int check_summary_arguments(const ExecSpace& space, const Points& points, const 
     if (first != std::numeric_limits<int>::max()) {
       typename Weights::non_const_value_type w{};
       Kokkos::deep_copy(w, Kokkos::subview(*weights, first));
-      require(false, fn,
-              concat("weights must be >= 0 (got weights(", first, ") = ", w, ", expected >= 0)"));
+      require(false, fn, "weights must be >= 0 (got weights(", first, ") = ", w,
+              ", expected >= 0)");
     }
   }
   int last = 0;
@@ -397,8 +397,8 @@ ClusterLabels<typename ExecSpace::memory_space> grid_cluster(const ExecSpace& sp
   const char* fn = "grid_cluster";
   Impl::check_points<ExecSpace, Points>(fn);
   Impl::require(voxel_size > 0 && std::isfinite(voxel_size), fn,
-                Impl::concat("voxel_size must be positive and finite (got ", voxel_size,
-                             ", expected a finite value > 0)"));
+                "voxel_size must be positive and finite (got ", voxel_size,
+                ", expected a finite value > 0)");
   Impl::require_int_extent(fn, "points", points.extent(0));
   Impl::require_int_extent(fn, "points columns", points.extent(1));
   const int n   = static_cast<int>(points.extent(0));
@@ -414,9 +414,9 @@ ClusterLabels<typename ExecSpace::memory_space> grid_cluster(const ExecSpace& sp
   Kokkos::parallel_reduce("tessera::cluster::check_points_finite", Policy(space, 0, n),
                           Impl::FirstNonFinitePoint<Points>{points, dim}, Kokkos::Min<int>(first));
   Impl::require(first == std::numeric_limits<int>::max(), fn,
-                Impl::concat("points must have finite coordinates (got a NaN or infinite "
-                             "coordinate in row ",
-                             first, ")"));
+                "points must have finite coordinates (got a NaN or infinite "
+                "coordinate in row ",
+                first, ")");
 
   // Bounding box and voxel grid, on the host (dim values); strides row-major.
   const auto small = [&](const char* label) {
@@ -490,11 +490,10 @@ void require_views_apart(const char* fn, const Labels& labels, const Views&... v
   const MemoryRange label_memory = memory_range(labels);
   const MemoryRange memory[]     = {memory_range(views)..., MemoryRange{}};
   for (std::size_t v = 0; v < sizeof...(Views); ++v) {
-    require(!memory[v].overlaps(label_memory), fn,
-            concat("views[", v, "] shares memory with labels"));
+    require(!memory[v].overlaps(label_memory), fn, "views[", v, "] shares memory with labels");
     for (std::size_t w = v + 1; w < sizeof...(Views); ++w) {
-      require(!memory[v].overlaps(memory[w]), fn,
-              concat("views[", v, "] shares memory with views[", w, "]"));
+      require(!memory[v].overlaps(memory[w]), fn, "views[", v, "] shares memory with views[", w,
+              "]");
     }
   }
 }
@@ -550,8 +549,7 @@ Kokkos::View<int*, typename ExecSpace::memory_space> sort_clusters(const ExecSpa
   int smallest = 0;
   Kokkos::parallel_reduce("tessera::cluster::check_labels", Policy(space, 0, n),
                           Impl::MinLabel<Labels>{labels}, Kokkos::Min<int>(smallest));
-  Impl::require(smallest >= 0, fn,
-                Impl::concat("labels must be >= 0 (got min ", smallest, ", expected >= 0)"));
+  Impl::require(smallest >= 0, fn, "labels must be >= 0 (got min ", smallest, ", expected >= 0)");
 
   Kokkos::View<std::int64_t*, Mem> keys(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing,

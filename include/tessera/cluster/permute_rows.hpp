@@ -101,9 +101,8 @@ void check_permutation(const ExecSpace& space, const char* fn, const Perm& perm,
   const auto bounds =
       value_bounds(space, "tessera::cluster::check_permutation", perm, static_cast<int>(rows));
   const bool inside = bounds.min_val >= 0 && static_cast<std::size_t>(bounds.max_val) < rows;
-  require(inside, fn,
-          concat("perm values must lie in [0, ", rows, ") (got min ", +bounds.min_val, ", max ",
-                 +bounds.max_val, ", expected values in [0, ", rows, "))"));
+  require(inside, fn, "perm values must lie in [0, ", rows, ") (got min ", +bounds.min_val,
+          ", max ", +bounds.max_val, ", expected values in [0, ", rows, "))");
 }
 
 /// A contiguous copy of a rank-1 or rank-2 View (any layout), allocated and filled on `space`.

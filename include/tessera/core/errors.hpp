@@ -47,9 +47,10 @@ void require(bool condition, const char* function, const Parts&... message) {
   if (!condition) throw std::invalid_argument(concat("tessera::", function, ": ", message...));
 }
 
-/// Throws std::length_error unless an extent fits the 32-bit indices used inside the kernels.
-inline void require_int_extent(const char* function, const std::string& argument,
-                               std::size_t extent) {
+/// Throws std::length_error unless an extent fits the 32-bit indices used inside the kernels
+/// (argument: anything an ostream writes, written only on failure).
+template <class Argument>
+void require_int_extent(const char* function, const Argument& argument, std::size_t extent) {
   if (extent > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     throw std::length_error(concat("tessera::", function, ": ", argument, " extent ", extent,
                                    " exceeds the supported maximum ",

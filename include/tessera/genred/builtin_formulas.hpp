@@ -302,7 +302,7 @@ struct RadialKernel {
  private:
   static double checked_scale(double sigma) {
     Impl::require(sigma > 0 && sigma < 1e300, "RadialKernel",
-                  Impl::concat("sigma must be positive and finite (got ", sigma, ")"));
+                  "sigma must be positive and finite (got ", sigma, ")");
     return sigma;
   }
 };

@@ -188,24 +188,21 @@ constexpr void check_output_types() {
 /// Every option in its documented range, the error naming the option.
 inline void check_options(const GenredOptions& options) {
   const auto in = [](auto v, auto first, auto last) { return !(v < first) && !(last < v); };
-  require(in(options.axis, Axis::j, Axis::i), "genred",
-          concat("options.axis is not an Axis (got ", static_cast<int>(options.axis), ")"));
+  require(in(options.axis, Axis::j, Axis::i), "genred", "options.axis is not an Axis (got ",
+          static_cast<int>(options.axis), ")");
   require(in(options.summation, Summation::direct, Summation::kahan), "genred",
-          concat("options.summation is not a Summation (got ", static_cast<int>(options.summation),
-                 ")"));
+          "options.summation is not a Summation (got ", static_cast<int>(options.summation), ")");
   require(in(options.scheme, Scheme::automatic, Scheme::tiled_2d), "genred",
-          concat("options.scheme is not a Scheme (got ", static_cast<int>(options.scheme), ")"));
+          "options.scheme is not a Scheme (got ", static_cast<int>(options.scheme), ")");
   require(in(options.implementation, Implementation::automatic, Implementation::cuda), "genred",
-          concat("options.implementation is not an Implementation (got ",
-                 static_cast<int>(options.implementation), ")"));
-  require(
-      options.team_size >= 0, "genred",
-      concat("options.team_size must be >= 0, 0 for the default (got ", options.team_size, ")"));
-  require(options.tile_j >= 0, "genred",
-          concat("options.tile_j must be >= 0, 0 for the default (got ", options.tile_j, ")"));
-  require(
-      options.chunks_2d >= 0, "genred",
-      concat("options.chunks_2d must be >= 0, 0 for the default (got ", options.chunks_2d, ")"));
+          "options.implementation is not an Implementation (got ",
+          static_cast<int>(options.implementation), ")");
+  require(options.team_size >= 0, "genred",
+          "options.team_size must be >= 0, 0 for the default (got ", options.team_size, ")");
+  require(options.tile_j >= 0, "genred", "options.tile_j must be >= 0, 0 for the default (got ",
+          options.tile_j, ")");
+  require(options.chunks_2d >= 0, "genred",
+          "options.chunks_2d must be >= 0, 0 for the default (got ", options.chunks_2d, ")");
 }
 
 /// Checks the Views of one pack against the formula's declared dims and the shape; returns
@@ -305,13 +302,12 @@ template <class Reduction, class Formula>
 int checked_formula_dim(const Formula& formula, const VariableDims& dims) {
   int formula_dim = Formula::out_dim;
   if constexpr (Formula::out_dim < 0) formula_dim = formula.output_dim(dims);
-  require(formula_dim >= 1, "genred",
-          concat("formula output dimension must be at least 1 (got ", formula_dim, ")"));
+  require(formula_dim >= 1, "genred", "formula output dimension must be at least 1 (got ",
+          formula_dim, ")");
   if constexpr (is_weighted_reduction<Reduction>) {
-    require(formula_dim >= 2, "genred",
-            concat("formula output dimension (got ", formula_dim,
-                   ", expected at least 2) must hold [f, weights...] for this weighted "
-                   "reduction"));
+    require(formula_dim >= 2, "genred", "formula output dimension (got ", formula_dim,
+            ", expected at least 2) must hold [f, weights...] for this weighted "
+            "reduction");
   }
   return formula_dim;
 }
@@ -337,8 +333,8 @@ void check_outputs(const Reduction& reduction, const OutputsT& outs, int formula
   const std::size_t reduced = axis_j ? shape.n : shape.m;
   const int k               = reduction_k(reduction);
   if constexpr (is_k_reduction<Reduction>) {
-    require(k >= 1 && static_cast<std::size_t>(k) <= reduced, "genred",
-            concat("k (got ", k, ") must be in [1, ", reduced, "], the reduced extent"));
+    require(k >= 1 && static_cast<std::size_t>(k) <= reduced, "genred", "k (got ", k,
+            ") must be in [1, ", reduced, "], the reduced extent");
   }
   require_int_extent("genred", "output columns",
                      static_cast<std::size_t>(k) * static_cast<std::size_t>(formula_dim));
@@ -366,8 +362,8 @@ void check_outputs(const Reduction& reduction, const OutputsT& outs, int formula
           [&](const auto&... view) {
             const MemoryRange memory[] = {memory_range(view)..., MemoryRange{}};
             for (std::size_t v = 0; v + 1 < std::size(memory); ++v) {
-              require(!out.overlaps(memory[v]), "genred",
-                      concat(name, " shares memory with ", pack, "[", v, "]"));
+              require(!out.overlaps(memory[v]), "genred", name, " shares memory with ", pack, "[",
+                      v, "]");
             }
           },
           views);

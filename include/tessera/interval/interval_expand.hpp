@@ -56,8 +56,8 @@ void interval_expand(const ExecSpace& space, std::int64_t total, const Offsets& 
   constexpr auto fn = "interval_expand";
   Impl::require_equal(fn, "values", "extent", values.extent(0), offsets.extent(0));
   Impl::require(total < 0 || out.extent(0) >= static_cast<std::size_t>(total), fn,
-                Impl::concat("out is too short (got extent ", out.extent(0),
-                             ", expected at least total = ", total, ")"));
+                "out is too short (got extent ", out.extent(0),
+                ", expected at least total = ", total, ")");
   static_assert(Kokkos::is_view<Offsets>::value,
                 "tessera::interval_expand: offsets must be a Kokkos View");
   Impl::require(!Impl::views_share_memory(out, values), fn, "out shares memory with values");

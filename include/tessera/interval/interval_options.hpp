@@ -81,8 +81,8 @@ inline void require_total(const char* fn, std::int64_t total, std::size_t n) {
                                    " is outside the supported range [0, ",
                                    std::numeric_limits<int>::max(), "]"));
   }
-  require(n > 0 || total == 0, fn,
-          concat("offsets is empty but total = ", total, ": no interval owns the items"));
+  require(n > 0 || total == 0, fn, "offsets is empty but total = ", total,
+          ": no interval owns the items");
 }
 
 /// With options.check, the offsets follow the rules of IntervalOptions::check. The caller has

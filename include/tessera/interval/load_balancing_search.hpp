@@ -55,14 +55,13 @@ void load_balancing_search(const ExecSpace& space, std::int64_t total, const Off
                 "space");
   constexpr auto fn = "load_balancing_search";
   Impl::require(total < 0 || owner.extent(0) >= static_cast<std::size_t>(total), fn,
-                Impl::concat("owner is too short (got extent ", owner.extent(0),
-                             ", expected at least total = ", total, ")"));
+                "owner is too short (got extent ", owner.extent(0),
+                ", expected at least total = ", total, ")");
   using OwnerValue = typename Owner::non_const_value_type;
   Impl::require(offsets.extent(0) == 0 ||
                     offsets.extent(0) - 1 <=
                         static_cast<std::uint64_t>(std::numeric_limits<OwnerValue>::max()),
-                fn,
-                Impl::concat("owner's value type cannot hold interval ", offsets.extent(0) - 1));
+                fn, "owner's value type cannot hold interval ", offsets.extent(0) - 1);
   static_assert(Kokkos::is_view<Offsets>::value,
                 "tessera::load_balancing_search: offsets must be a Kokkos View");
   Impl::require(!Impl::views_share_memory(owner, offsets), fn, "owner shares memory with offsets");

@@ -81,9 +81,8 @@ void require_sequence_length(const char* fn, const char* name, const S& s, std::
   if constexpr (Kokkos::is_view<S>::value) {
     require_equal(fn, name, "extent", s.extent(0), n);
   } else {
-    require(
-        s.extent(0) >= n, fn,
-        concat(name, " has fewer values than intervals (got ", s.extent(0), ", expected ", n, ")"));
+    require(s.extent(0) >= n, fn, name, " has fewer values than intervals (got ", s.extent(0),
+            ", expected ", n, ")");
   }
 }
 

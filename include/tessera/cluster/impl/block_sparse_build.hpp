@@ -133,11 +133,9 @@ void validate_axis(const ExecSpace& space, const IndexRanges<MemorySpace>& segme
   const int q    = static_cast<int>(segments.extent(0));
   const int p    = static_cast<int>(ranges.extent(0));
   require_equal(fn, names[1], "extent", slices.extent(0), segments.extent(0));
-  require(q > 0 || n_outer == 0, fn,
-          concat(names[0], " is empty but ", names[3], " = ", n_outer,
-                 ": the segments must partition [0, ", names[3], ")"));
-  require(q > 0 || p == 0, fn,
-          concat(names[2], " has ", p, " rows but there is no segment to own them"));
+  require(q > 0 || n_outer == 0, fn, names[0], " is empty but ", names[3], " = ", n_outer,
+          ": the segments must partition [0, ", names[3], ")");
+  require(q > 0 || p == 0, fn, names[2], " has ", p, " rows but there is no segment to own them");
   const int work = q > p ? q : p;
   if (work == 0) return;
 

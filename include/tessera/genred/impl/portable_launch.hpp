@@ -31,8 +31,8 @@ int portable_team_size(const ExecSpace& space, const GenredOptions& options, con
   const int team_max  = Policy(space, 1, 1).team_size_max(k, Kokkos::ParallelForTag());
   const int requested = options.team_size;
   require(requested <= team_max, "genred",
-          concat("options.team_size is too large for this backend and kernel (got ", requested,
-                 ", expected at most ", team_max, ")"));
+          "options.team_size is too large for this backend and kernel (got ", requested,
+          ", expected at most ", team_max, ")");
   int team = requested > 0 ? requested : std::min(default_team, team_max);
   if constexpr (Kernel::is_sparse) team = (1 << sparse_team_level(team * Kernel::R)) / Kernel::R;
   return std::max(team, 1);

@@ -482,11 +482,10 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
       tile.items_per_team /= 2;
     }
   }
-  require(tile.team_size > 0, fn,
-          concat("options.tile.team_size must be positive (got ", tile.team_size, ")"));
-  require(
-      tile.items_per_team > 0 && tile.items_per_team <= (1 << 24), fn,
-      concat("options.tile.items_per_team is outside [1, 2^24] (got ", tile.items_per_team, ")"));
+  require(tile.team_size > 0, fn, "options.tile.team_size must be positive (got ", tile.team_size,
+          ")");
+  require(tile.items_per_team > 0 && tile.items_per_team <= (1 << 24), fn,
+          "options.tile.items_per_team is outside [1, 2^24] (got ", tile.items_per_team, ")");
   const std::int64_t entries = total + static_cast<std::int64_t>(n);  // both below 2^31
   const std::int64_t pieces =
       merge_path_pieces(total, static_cast<std::int64_t>(n), tile.items_per_team);
@@ -494,9 +493,8 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
           concat("options.tile.items_per_team = ", tile.items_per_team, " makes ", pieces,
                  " pieces for ", entries, " merge-path entries (expected at most 2^31 - 2)"));
   const std::size_t scratch = Kernel::scratch_size(tile.items_per_team);
-  require(scratch <= scratch_max, fn,
-          concat("options.tile.items_per_team = ", tile.items_per_team, " needs ", scratch,
-                 " bytes of team scratch (expected at most ", scratch_max, ")"));
+  require(scratch <= scratch_max, fn, "options.tile.items_per_team = ", tile.items_per_team,
+          " needs ", scratch, " bytes of team scratch (expected at most ", scratch_max, ")");
   // larger teams are asked of the backend (on CUDA an occupancy calculation: 0.1 ms a call)
   if (tile.team_size > Tuning<ExecSpace>::interval_safe_team_size) {
     Policy policy(space, 1, 1);
@@ -505,8 +503,8 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
                         false};
     const int team_max = policy.team_size_max(kernel, Kokkos::ParallelForTag());
     require(tile.team_size <= team_max, fn,
-            concat("options.tile.team_size is too large for this backend and tile (got ",
-                   tile.team_size, ", expected at most ", team_max, ")"));
+            "options.tile.team_size is too large for this backend and tile (got ", tile.team_size,
+            ", expected at most ", team_max, ")");
   }
   return tile;
 }
