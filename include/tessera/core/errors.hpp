@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <type_traits>
 
 namespace tessera {
 namespace Impl {
@@ -20,13 +22,21 @@ std::string concat(const Parts&... parts) {
   return os.str();
 }
 
-/// An argument named by a word and an index ("matrix 2"), written out only into a message.
-struct IndexedName {
-  const char* word;
-  int index;
+/// Parts written one after another only when printed: an argument named by several parts
+/// ("matrix 2", "i_vars[0]") that a check names without building a string on the happy path.
+/// Holds copies of the parts (string literals as pointers).
+template <class... Parts>
+struct Joined {
+  std::tuple<Parts...> parts;
 };
-inline std::ostream& operator<<(std::ostream& os, const IndexedName& name) {
-  return os << name.word << ' ' << name.index;
+template <class... Parts>
+Joined<std::decay_t<const Parts>...> joined(const Parts&... parts) {
+  return {{parts...}};
+}
+template <class... Parts>
+std::ostream& operator<<(std::ostream& os, const Joined<Parts...>& j) {
+  std::apply([&](const auto&... part) { (os << ... << part); }, j.parts);
+  return os;
 }
 
 /// Throws std::invalid_argument unless got == expected (argument: anything an ostream writes).

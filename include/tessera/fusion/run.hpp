@@ -104,7 +104,7 @@ struct FusionReport {
 namespace Impl {
 
 using tessera::Impl::concat;
-using tessera::Impl::IndexedName;
+using tessera::Impl::joined;
 using tessera::Impl::memory_range;
 using tessera::Impl::MemoryRange;
 using tessera::Impl::require;
@@ -189,7 +189,7 @@ SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bou
                                      typename MatrixLayoutOf<Seq, Views...>::type>,
                       "tessera::fusion: every matrix of a sequence is LayoutRight, or every one "
                       "LayoutLeft");
-        const IndexedName name{"matrix", int(K)};
+        const auto name = joined("matrix ", int(K));
         if (!have_matrix) {
           ext         = {view.extent(0), view.extent(1)};
           have_matrix = true;
@@ -200,7 +200,7 @@ SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bou
       }
     } else {
       if constexpr ((Tr::vectors & b) != 0) {
-        const IndexedName name{"vector", int(K)};
+        const auto name = joined("vector ", int(K));
         if constexpr (Seq::matrix) {
           if ((Tr::row_vectors & b) != 0)
             require_equal(caller, name, "extent (the matrices' rows)", view.extent(0), ext.rows);

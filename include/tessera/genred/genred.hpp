@@ -73,8 +73,9 @@ int declared_dim(Dims<D...>, int v) {
   return dims[v];
 }
 
-inline void check_extent(const std::string& arg, const char* what, std::size_t got,
-                         std::size_t expected, const char* why = "") {
+template <class Argument>
+void check_extent(const Argument& arg, const char* what, std::size_t got, std::size_t expected,
+                  const char* why = "") {
   if (got != expected) {
     throw std::invalid_argument(concat("tessera::genred: ", arg, " ", what, " (got ", got,
                                        ", expected ", expected, why, ")"));
@@ -215,18 +216,18 @@ std::vector<int> check_pack(const char* name, const std::tuple<Views...>& views,
       [&](const auto&... view) {
         (
             [&](const auto& x) {
-              using V               = std::decay_t<decltype(x)>;
-              const int v           = static_cast<int>(dims.size());
-              const std::string arg = concat(name, "[", v, "]");
+              using V        = std::decay_t<decltype(x)>;
+              const int v    = static_cast<int>(dims.size());
+              const auto arg = joined(name, "[", v, "]");
               if constexpr (V::rank == 3)
                 check_extent(arg, "batch extent", x.extent(0), shape.batch);
               check_extent(arg, "rows", rows_of(x), rows, rows_name);
-              require_int_extent("genred", arg + " dimension", cols_of(x));
+              require_int_extent("genred", joined(arg, " dimension"), cols_of(x));
               const int want = declared_dim(DimsT{}, v);
               if (want >= 0) {
                 check_extent(arg, "dimension", cols_of(x), want, ", declared by the formula");
               } else {
-                require(cols_of(x) >= 1, "genred", arg + " dimension must be at least 1 (got 0)");
+                require(cols_of(x) >= 1, "genred", arg, " dimension must be at least 1 (got 0)");
               }
               dims.push_back(static_cast<int>(cols_of(x)));
             }(view),
