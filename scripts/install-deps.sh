@@ -5,9 +5,10 @@ set -euo pipefail
 # Kokkos Kernels is optional (TESSERA_ENABLE_KOKKOSKERNELS, for the fused-sequence module's
 # references); the tests configure with it so that finding it stays tested. clang-format (14 on
 # Debian 12) is for scripts/check-format.sh, python3 for scripts/check-spack-variants.py (a test),
-# Doxygen for the API reference (the tessera_docs target).
+# Doxygen for the API reference (the tessera_docs target), libpng for the Genred demo's image
+# (the demo builds without it, writing no image).
 packages=(cmake ninja-build g++ libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-          libgtest-dev libbenchmark-dev clang-format python3 doxygen)
+          libgtest-dev libbenchmark-dev libpng-dev clang-format python3 doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
