@@ -400,7 +400,9 @@ const bool registered = [] {
           name.rfind("clustered_dense", 0) == 0 || name.rfind("block_sparse_10pct", 0) == 0;
       const bool own_baselines = !sparse_case && direct_name(name).empty();
       if (!own_baselines && (path == Path::naive || path == Path::torch)) continue;
-      if (path == Path::cuda && !tessera::Impl::GenredBackend<Space>::available) continue;
+      if (path == Path::cuda &&
+          tessera::Impl::GenredBackend<Space>::implementation != tessera::Implementation::cuda)
+        continue;
       if (path == Path::torch && !on_device) continue;
       benchmark::RegisterBenchmark((name + "/" + path_name(path)).c_str(),
                                    [name, path](benchmark::State& s) { run_case(s, name, path); })

@@ -395,28 +395,33 @@ TYPED_TEST(GenredValidation, WeightedReductionNeedsTwoComponents) {
   expect_untouched(out, "weighted");
 }
 
-TYPED_TEST(GenredValidation, CudaImplementationNeedsCuda) {
+// Implementation::cuda and Implementation::host run their kernel where the execution space has
+// it (the same results as the portable kernel) and are rejected before any kernel elsewhere.
+TYPED_TEST(GenredValidation, ForcedImplementationNeedsItsBackend) {
   using Space = TypeParam;
   Valid<Space> v;
-  auto out                 = poisoned<Space>(M, 1);
-  tessera::GenredOptions o = tessera_test::test_options();
-  o.implementation         = tessera::Implementation::cuda;
-  const auto call          = [&](const tessera::GenredOptions& options, View2<Space> result) {
+  const auto call = [&](const tessera::GenredOptions& options, View2<Space> result) {
     tessera::genred(Space(), tessera::Min{}, tessera::SquaredDistance<3>{}, tessera::i_vars(v.x),
-                             tessera::j_vars(v.y), result, options);
+                    tessera::j_vars(v.y), result, options);
   };
-  if constexpr (tessera::Impl::GenredBackend<Space>::available) {
-    auto portable             = poisoned<Space>(M, 1);
-    tessera::GenredOptions po = o;
-    po.implementation         = tessera::Implementation::portable;
-    call(o, out);
-    call(po, portable);
-    EXPECT_EQ(tessera_test::host_rows(out), tessera_test::host_rows(portable));
-  } else {
-    expect_rejected<std::invalid_argument>(
-        [&] { call(o, out); },
-        {"tessera::genred: ", "Implementation::cuda needs a Kokkos::Cuda execution space"});
-    expect_untouched(out, "Implementation::cuda");
+  for (const auto& [implementation, message] :
+       {std::pair{tessera::Implementation::cuda, "Implementation::cuda needs a Kokkos::Cuda"},
+        std::pair{tessera::Implementation::host, "Implementation::host needs a host execution"}}) {
+    SCOPED_TRACE(message);
+    auto out                 = poisoned<Space>(M, 1);
+    tessera::GenredOptions o = tessera_test::test_options();
+    o.implementation         = implementation;
+    if (tessera::Impl::GenredBackend<Space>::implementation == implementation) {
+      auto portable             = poisoned<Space>(M, 1);
+      tessera::GenredOptions po = o;
+      po.implementation         = tessera::Implementation::portable;
+      call(o, out);
+      call(po, portable);
+      EXPECT_EQ(tessera_test::host_rows(out), tessera_test::host_rows(portable));
+    } else {
+      expect_rejected<std::invalid_argument>([&] { call(o, out); }, {"tessera::genred: ", message});
+      expect_untouched(out, message);
+    }
   }
 }
 

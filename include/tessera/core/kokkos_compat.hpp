@@ -26,6 +26,7 @@
 // TESSERA_ENABLE_CUDA_KERNELS (the hand-written CUDA kernels: Kokkos 4 with CUDA), decided once
 // at configure time.
 #include <tessera/core/config.hpp>
+#include <tessera/core/host_exp.hpp>
 
 // Loop unrolling hints for the innermost tile loops (nvcc, clang and gcc spell them
 // differently): TESSERA_UNROLL(n) by a literal factor, TESSERA_UNROLL_FULL for loops with a
@@ -41,6 +42,12 @@
 #define TESSERA_UNROLL(n)
 #define TESSERA_UNROLL_FULL
 #endif
+// TESSERA_DEVICE_PASS: the code being compiled runs on a GPU (the device pass of nvcc, hipcc or
+// a SYCL compiler), where host-only code must not appear.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
+#define TESSERA_DEVICE_PASS
+#endif
+
 // TESSERA_INDEPENDENT: the loop's iterations touch disjoint memory (host compilers may then
 // vectorise it though its pointers could alias).
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
@@ -56,19 +63,35 @@
 namespace tessera {
 namespace math {
 
+/// Whether T gets core/host_exp.hpp's vectorisable exponentials in host code.
+template <class T>
+inline constexpr bool host_vector_exp =
+    std::is_same<T, float>::value || std::is_same<T, double>::value;
+
+/// e^x: the backend's exp on devices; in host code, for float and double, a polynomial that
+/// compilers vectorise (core/host_exp.hpp, within 2 ulp), so that loops calling it do not stay
+/// scalar.
 template <class T>
 KOKKOS_INLINE_FUNCTION T exp(T x) {
+#if !defined(TESSERA_DEVICE_PASS)
+  if constexpr (host_vector_exp<T>) return Impl::host_exp(x);
+#endif
   return TESSERA_KOKKOS_MATH_NAMESPACE::exp(x);
 }
 /// 2^x: one special-function instruction on GPUs (exp needs a range reduction on top), so
-/// formulas that can scale their argument by log2(e) ahead of time should prefer it.
+/// formulas that can scale their argument by log2(e) ahead of time should prefer it. In host
+/// code, as exp.
 template <class T>
 KOKKOS_INLINE_FUNCTION T exp2(T x) {
+#if !defined(TESSERA_DEVICE_PASS)
+  if constexpr (host_vector_exp<T>) return Impl::host_exp2(x);
+#endif
   return TESSERA_KOKKOS_MATH_NAMESPACE::exp2(x);
 }
-/// 2^x for formulas whose error budget allows it: on NVIDIA GPUs in float, one ex2.approx.ftz
-/// instruction (relative error below 2^-22, the same as exp2f; results below 2^-126, i.e.
-/// x < -126, are flushed to 0, an absolute error under 1.2e-38). exp2 elsewhere.
+/// 2^x for formulas whose error budget allows it: in float, relative error below 2^-22 (the
+/// same as exp2f) and results below 2^-126, i.e. x < -126, flushed to 0 (an absolute error
+/// under 1.2e-38): one ex2.approx.ftz instruction on NVIDIA GPUs, a shorter vectorisable
+/// polynomial than exp2's in host code (core/host_exp.hpp). exp2 elsewhere.
 template <class T>
 KOKKOS_INLINE_FUNCTION T fast_exp2(T x) {
 #if defined(__CUDA_ARCH__)
@@ -77,6 +100,8 @@ KOKKOS_INLINE_FUNCTION T fast_exp2(T x) {
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
   }
+#elif !defined(TESSERA_DEVICE_PASS)
+  if constexpr (std::is_same<T, float>::value) return Impl::host_fast_exp2(x);
 #endif
   return exp2(x);
 }

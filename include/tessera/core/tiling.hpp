@@ -146,6 +146,12 @@ struct TuningBase {
 struct HostTuning : TuningBase {
   /// Genred's portable kernel: one outer row per team, 256 staged inner rows.
   static constexpr TileShape genred_tile(int /*scalar_bytes*/) { return {1, 256}; }
+  /// Genred's host kernel (genred/impl/host/): independent lanes of a cache line (16 floats, 8
+  /// doubles) in its folds, blocks of 4 outer rows per one-thread team, and tiles sized so that
+  /// the staged rows and the 4 rows of formula values take 16 KiB (L1 is 32 KiB or more).
+  static constexpr int genred_host_lane_bytes = 64;
+  static constexpr int genred_host_rows       = 4;
+  static constexpr int genred_host_tile_bytes = 16 * 1024;
   /// Interval primitives: one thread with 4096 merge-path entries per piece.
   static constexpr IntervalTile interval_tile(bool /*fills*/) { return {1, 4096}; }
   /// Threads per team that every interval kernel runs with.

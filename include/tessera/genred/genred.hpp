@@ -195,7 +195,7 @@ inline void check_options(const GenredOptions& options) {
           "options.summation is not a Summation (got ", static_cast<int>(options.summation), ")");
   require(in(options.scheme, Scheme::automatic, Scheme::tiled_2d), "genred",
           "options.scheme is not a Scheme (got ", static_cast<int>(options.scheme), ")");
-  require(in(options.implementation, Implementation::automatic, Implementation::cuda), "genred",
+  require(in(options.implementation, Implementation::automatic, Implementation::host), "genred",
           "options.implementation is not an Implementation (got ",
           static_cast<int>(options.implementation), ")");
   require(options.team_size >= 0, "genred",
@@ -415,10 +415,13 @@ void checked_genred(const ExecSpace& space, const Reduction& reduction, const Fo
   check_output_types<ExecSpace, Reduction, T, rank, Output, OutputsT>();
 
   check_options(options);
-  require(options.implementation != Implementation::cuda || GenredBackend<ExecSpace>::available,
+  constexpr Implementation backend = GenredBackend<ExecSpace>::implementation;
+  require(options.implementation != Implementation::cuda || backend == Implementation::cuda,
           "genred",
           "Implementation::cuda needs a Kokkos::Cuda execution space and Tessera configured "
           "with its CUDA kernels (a Kokkos 4 with CUDA enabled)");
+  require(options.implementation != Implementation::host || backend == Implementation::host,
+          "genred", "Implementation::host needs a host execution space (Serial, OpenMP, Threads)");
   const Shape shape       = call_shape<ReductionFacts<Reduction>>(params, i, j, outs, options.axis);
   const VariableDims dims = check_variables(formula, params, i, j, shape);
   const int formula_dim   = checked_formula_dim<Reduction>(formula, dims);

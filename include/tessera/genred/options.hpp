@@ -28,9 +28,12 @@ enum class Scheme {
 /// Which kernel runs a call.
 enum class Implementation {
   automatic,  ///< the hand-written CUDA kernel when the execution space is Kokkos::Cuda (and
-              ///< Tessera was compiled with CUDA), the portable TeamPolicy kernel otherwise
+              ///< Tessera was compiled with CUDA), the host kernel on host execution spaces,
+              ///< where they take the call; the portable TeamPolicy kernel otherwise
   portable,   ///< always the portable TeamPolicy kernel (the reference on every backend)
-  cuda        ///< the CUDA kernel; std::invalid_argument where it is not available
+  cuda,       ///< the CUDA kernel; std::invalid_argument where it is not available
+  host        ///< the host kernel (vectorised, for CPUs); std::invalid_argument where it is not
+              ///< available (device execution spaces, block-sparse calls, run-time dimensions)
 };
 
 /// Options of tessera::genred; every field has a working default.

@@ -8,8 +8,9 @@
 //
 // GenredBackend<ExecSpace> is a trait: the primary template below has no kernels; a backend
 // with hand-written kernels specialises it in a file of its own under impl/<backend>/, included
-// at the end of this file under that backend's configuration macro (today impl/cuda/, for
-// Kokkos::Cuda). A HIP or SYCL backend is one new file and one include line.
+// at the end of this file (impl/host/ for every host execution space; impl/cuda/, for
+// Kokkos::Cuda, under its configuration macro). A HIP or SYCL backend is one new file and one
+// include line.
 #pragma once
 
 #include <tessera/core/errors.hpp>
@@ -25,14 +26,15 @@ namespace tessera {
 namespace Impl {
 
 /// The hand-written kernels of the backend of ExecSpace. Specialisations provide
-///   static constexpr bool available = true;
+///   static constexpr Implementation implementation;  // the option that forces them
 ///   template <bool OuterIsI, class Call, class Red>
 ///   static bool launch(const ExecSpace&, const Call&, const Red&);
 /// which runs the call and returns true, or returns false, having run nothing, when its kernels
-/// cannot take the call (the portable kernel then runs it).
-template <class ExecSpace>
+/// cannot take the call (the portable kernel then runs it). Enable: for specialisations that
+/// cover a family of execution spaces (std::enable_if_t on a trait).
+template <class ExecSpace, class Enable = void>
 struct GenredBackend {
-  static constexpr bool available = false;
+  static constexpr Implementation implementation = Implementation::portable;  // no kernels
   template <bool OuterIsI, class Call, class Red>
   static bool launch(const ExecSpace&, const Call&, const Red&) {
     return false;
@@ -52,6 +54,10 @@ void launch(const ExecSpace& space, const Call& call, const Red& red) {
   require(implementation != Implementation::cuda, "genred",
           "Implementation::cuda: the per-thread buffers of this call's run-time sizes do not fit "
           "in the CUDA kernel's shared memory (Implementation::automatic falls back to the "
+          "portable kernel)");
+  require(implementation != Implementation::host, "genred",
+          "Implementation::host: the host kernel takes dense calls of the 1D scheme whose "
+          "formula has compile-time dimensions (Implementation::automatic falls back to the "
           "portable kernel)");
   launch_portable<OuterIsI>(space, call, red);
 }
@@ -95,6 +101,7 @@ void dispatch(const ExecSpace& space, const Call& call, const Reduction& reducti
 }  // namespace tessera
 
 // ---- backends with hand-written kernels (each specialises GenredBackend in its own file)
+#include <tessera/genred/impl/host/host_backend.hpp>
 #if defined(TESSERA_ENABLE_CUDA_KERNELS)
 #include <tessera/genred/impl/cuda/cuda_backend.hpp>
 #endif

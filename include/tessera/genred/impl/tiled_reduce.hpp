@@ -237,21 +237,28 @@ struct TiledReduce {
       outer().load_row(b, o, dst);
     }
   }
+  /// One thread loads (and stages) inner row r of batch b into dst (static widths only).
+  KOKKOS_INLINE_FUNCTION void load_inner_row(int b, int r, T* dst) const {
+    if constexpr (staged) {
+      T raw[InnerG::static_width];
+      inner().load_row(b, r, raw);
+      if constexpr (OuterIsI) {
+        formula.stage_j(raw, dst);
+      } else {
+        formula.stage_i(raw, dst);
+      }
+    } else {
+      inner().load_row(b, r, dst);
+    }
+  }
   /// The team loads (and stages) inner rows [r0, r0 + rows) of batch b into dst, one row per
   /// inner_stride() scalars.
   template <class Team>
   KOKKOS_INLINE_FUNCTION void load_inner_tile(const Team& team, int b, int r0, int rows,
                                               T* dst) const {
     if constexpr (staged) {
-      for (int r = team.team_rank(); r < rows; r += team.team_size()) {
-        T raw[InnerG::static_width];
-        inner().load_row(b, r0 + r, raw);
-        if constexpr (OuterIsI) {
-          formula.stage_j(raw, dst + r * IS);
-        } else {
-          formula.stage_i(raw, dst + r * IS);
-        }
-      }
+      for (int r = team.team_rank(); r < rows; r += team.team_size())
+        load_inner_row(b, r0 + r, dst + r * IS);
     } else {
       inner().load_tile(team, b, r0, rows, inner_stride(), dst);
     }

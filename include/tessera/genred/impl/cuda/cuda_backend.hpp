@@ -16,7 +16,7 @@ namespace Impl {
 
 template <>
 struct GenredBackend<Kokkos::Cuda> {
-  static constexpr bool available = true;
+  static constexpr Implementation implementation = Implementation::cuda;
 
   /// Runs the call on space's stream and returns true, or returns false, having run nothing,
   /// when its run-time sizes do not fit the CUDA kernels' shared memory.

@@ -1,0 +1,190 @@
+// The host Genred kernel: the tiled map-reduce laid out for a CPU core rather than a GPU team.
+//
+// The portable kernel gives each one-thread team one outer row and evaluates F pair by pair,
+// with the reduction's branches and the formula's scalar exp in between: nothing vectorises.
+// Here each team (one thread) owns a block of R outer rows, held in registers, and walks the
+// reduced index in tiles of TJ rows:
+//  1. the inner rows were staged once per call (a separate kernel) into a transposed buffer,
+//     tile by tile, component by component: staged[((b * tiles + t) * IW + c) * TJ + jj],
+//     the last tile padded with copies of the last row;
+//  2. for a tile, F is evaluated for the R outer rows against every staged row in one loop over
+//     the tile's rows, which the compiler vectorises across rows (the formula inlined, its exp
+//     the vectorisable one of core/host_exp.hpp), into f[(r * FD + c) * TJ + jj];
+//  3. each outer row's values are folded into its accumulator in vector lanes (host_fold.hpp).
+// The staged tile and the values stay in L1 (Tuning::genred_host_tile_bytes). Blocks are spread
+// over the execution space's threads as a TeamPolicy of one-thread teams, whose scratch memory
+// holds the values and the accumulators. The kernel is host code only (it calls host_fold.hpp's
+// functions and core/host_exp.hpp through them).
+#pragma once
+
+#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/tiling.hpp>
+#include <tessera/genred/impl/host/host_fold.hpp>
+#include <tessera/genred/impl/tiled_reduce.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace tessera {
+namespace Impl {
+
+/// The host kernel of a call (see the file comment). Body provides the formula, the reducer,
+/// the variables, the outputs and their row loading.
+template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index>
+struct HostTiledReduce {
+  using Body        = TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index>;
+  using P           = Tuning<ExecSpace>;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  struct StageTag {};
+
+  static constexpr int L  = P::genred_host_lane_bytes / static_cast<int>(sizeof(T));
+  static constexpr int R  = P::genred_host_rows;
+  static constexpr int OW = Body::OW;
+  static constexpr int IW = Body::IW;
+  static constexpr int FD = Body::FD;
+  static constexpr int PW = Body::PG::static_width;
+  /// Whether the kernel takes calls of this type: every width known at compile time.
+  static constexpr bool takes = OW > 0 && IW > 0 && FD > 0 && PW >= 0;
+  // Array extents (at least 1: the members are declared for the types that are not taken too).
+  static constexpr int OWA = OW > 0 ? OW : 1;
+  static constexpr int IWA = IW > 0 ? IW : 1;
+  static constexpr int FDA = FD > 0 ? FD : 1;
+  static constexpr int PWA = PW > 0 ? PW : 1;
+
+  /// Rows per tile, a multiple of L: the staged rows and the R rows of values of a tile take
+  /// Tuning::genred_host_tile_bytes. A compile-time constant, so that the compiler sees the
+  /// columns of a tile at fixed distances (gcc does not vectorise accesses at run-time multiples
+  /// of one stride from one base).
+  static constexpr int TJ =
+      std::max(P::genred_host_tile_bytes /
+                   ((std::max(IW, 1) + R * std::max(FD, 1)) * static_cast<int>(sizeof(T))) / L * L,
+               L);
+
+  Body body;
+  int tiles;   // ceil(n_inner / TJ)
+  int blocks;  // ceil(n_outer / R), per batch entry
+  int scratch_level;
+  Kokkos::View<T*, typename ExecSpace::memory_space> staged;
+
+  /// Scratch bytes of one team: the values of a tile and R accumulators.
+  std::size_t scratch_bytes() const {
+    return buffer_bytes<T>(R * FD * TJ) + buffer_bytes<T>(R * body.red.acc_values()) +
+           buffer_bytes<int>(R * body.red.acc_indices());
+  }
+
+  /// Stages tile bt = b * tiles + t of the inner rows (step 1 of the file comment).
+  void operator()(StageTag, int bt) const {
+    const int b = bt / tiles;
+    const int t = bt - b * tiles;
+    T* dst      = staged.data() + static_cast<std::size_t>(bt) * IW * TJ;
+    for (int jj = 0; jj < TJ; ++jj) {
+      T row[IWA];
+      body.load_inner_row(b, std::min(t * TJ + jj, body.n_inner - 1), row);
+      for (int c = 0; c < IW; ++c)
+        dst[c * TJ + jj] = row[c];
+    }
+  }
+
+  /// F of the R outer rows against rows [0, padded) of a staged tile (step 2).
+  void evaluate(const T* prow, const T (&outer)[R][OWA], const T* tile, int padded, T* f) const {
+    TESSERA_INDEPENDENT
+    for (int jj = 0; jj < padded; ++jj) {
+      T inner[IWA];
+      for (int c = 0; c < IW; ++c)
+        inner[c] = tile[c * TJ + jj];
+      for (int r = 0; r < R; ++r) {
+        T value[FDA];
+        body.eval(prow, outer[r], inner, value);
+        for (int c = 0; c < FD; ++c)
+          f[(r * FD + c) * TJ + jj] = value[c];
+      }
+    }
+  }
+
+  /// The block of R outer rows of one team.
+  void operator()(const member_type& team) const {
+    const Red& red   = body.red;
+    const int b      = team.league_rank() / blocks;
+    const int o0     = (team.league_rank() - b * blocks) * R;
+    const int rows_o = std::min(R, body.n_outer - o0);
+    auto& scratch    = team.team_scratch(scratch_level);
+    T* f             = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * R * FD * TJ, 64));
+    T* acc_values    = static_cast<T*>(
+        scratch.get_shmem_aligned(sizeof(T) * std::max(R * red.acc_values(), 1), 16));
+    int* acc_indices = static_cast<int*>(
+        scratch.get_shmem_aligned(sizeof(int) * std::max(R * red.acc_indices(), 1), 16));
+
+    T prow[PWA];
+    if constexpr (PW > 0) body.params.load_row(b, 0, prow);
+    T outer[R][OWA];
+    AccRef<T> acc[R];
+    typename Red::Filter filter[R];
+    for (int r = 0; r < R; ++r) {
+      body.load_outer_row(b, std::min(o0 + r, body.n_outer - 1), outer[r]);
+      acc[r] = {acc_values + r * red.acc_values(), acc_indices + r * red.acc_indices()};
+      red.init(acc[r]);
+      if constexpr (Red::has_filter) red.load_filter(acc[r], filter[r]);
+    }
+    for (int t = 0; t < tiles; ++t) {
+      const int j0   = t * TJ;
+      const int rows = std::min(TJ, body.n_inner - j0);
+      const T* tile  = staged.data() + (static_cast<std::size_t>(b) * tiles + t) * IW * TJ;
+      evaluate(prow, outer, tile, (rows + L - 1) / L * L, f);
+      for (int r = 0; r < rows_o; ++r)
+        fold_tile<L>(red, acc[r], filter[r], f + r * FD * TJ, TJ, rows, j0);
+    }
+    for (int r = 0; r < rows_o; ++r)
+      red.finalize(acc[r], body.out.row(b, o0 + r));
+  }
+};
+
+/// Runs a dense call through the host kernel; returns false, having run nothing, when the
+/// kernel does not take it (run-time widths, block-sparse, an explicit 2D scheme, or fewer
+/// blocks of outer rows than threads, where the portable kernel's 2D scheme spreads the
+/// reduced range instead). No fence.
+template <bool OuterIsI, class ExecSpace, class Call, class Red>
+bool launch_host(const ExecSpace& space, const Call& call, const Red& red) {
+  using T      = typename Call::scalar_type;
+  using Kernel = HostTiledReduce<ExecSpace, T, typename Call::formula_type, Red, OuterIsI,
+                                 typename Call::index_type>;
+  if constexpr (!Kernel::takes || Call::sparse) {
+    return false;
+  } else {
+    const GenredOptions& options = call.options;
+    const int n_outer            = call.template n_outer<OuterIsI>();
+    const int blocks             = (n_outer + Kernel::R - 1) / Kernel::R;
+    const std::size_t batch      = call.shape.batch;
+    const bool few_blocks        = options.implementation != Implementation::host &&
+                            options.scheme == Scheme::automatic &&
+                            blocks * batch < static_cast<std::size_t>(space.concurrency());
+    if (options.scheme == Scheme::tiled_2d || few_blocks) {
+      return false;
+    }
+    Kernel k{{call.formula, red, call.params, call.ivars, call.jvars, call.formula_dim}};
+    k.body.n_outer = n_outer;
+    k.body.n_inner = call.template n_inner<OuterIsI>();
+    k.body.out     = output_access<T, typename Call::index_type>(call.outputs);
+    k.tiles        = (k.body.n_inner + k.TJ - 1) / k.TJ;
+    k.blocks       = blocks;
+    if (k.tiles == 0) return false;  // nothing to reduce: the portable kernel writes identities
+    k.staged = Kokkos::View<T*, typename ExecSpace::memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::genred::host_staged_rows"),
+        batch * k.tiles * Kernel::IW * k.TJ);
+    Kokkos::parallel_for("tessera::genred::host_stage",
+                         Kokkos::RangePolicy<ExecSpace, typename Kernel::StageTag>(
+                             space, 0, static_cast<int>(batch) * k.tiles),
+                         k);
+    using Policy            = Kokkos::TeamPolicy<ExecSpace>;
+    const std::size_t bytes = k.scratch_bytes();
+    k.scratch_level = bytes <= static_cast<std::size_t>(Policy::scratch_size_max(0)) ? 0 : 1;
+    Policy policy(space, static_cast<int>(blocks * batch), 1);
+    policy.set_scratch_size(k.scratch_level, Kokkos::PerTeam(bytes));
+    Kokkos::parallel_for("tessera::genred::tiled_1d_host", policy, k);
+    return true;
+  }
+}
+
+}  // namespace Impl
+}  // namespace tessera
