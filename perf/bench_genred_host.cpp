@@ -8,6 +8,8 @@
 //   - scalar_double: the baseline, a plain loop over i and j in double (-O3, the same formula;
 //     ArgKMin by insertion into a sorted list of K; LogSumExp with a running maximum), one
 //     thread, on host arrays;
+//   - scalar_double_threads: the same rows spread over the host space's threads by a Kokkos
+//     RangePolicy (no shared data: its scaling over threads is what the machine allows);
 //   - portable: tessera::genred with Implementation::portable (the TeamPolicy kernel);
 //   - automatic: tessera::genred with the default Implementation::automatic.
 // Counters: pairs_per_s, and x_scalar (the scalar loop's time over the row's) and x_portable on
@@ -85,56 +87,56 @@ double r2_double(const Problem& p, int i, int j) {
   return r2;
 }
 
-// ---- the scalar double loops (the baseline)
+// ---- the scalar double loops (the baseline), one output row at a time
 const double gamma_d = 1.0 / (2 * sigma * sigma);
 
-void scalar_gaussian(const Problem& p, std::vector<double>& out) {
-  for (int i = 0; i < p.n; ++i) {
-    double s = 0;
-    for (int j = 0; j < p.n; ++j)
-      s += std::exp(-gamma_d * r2_double(p, i, j)) * double(p.b(j, 0));
-    out[i] = s;
-  }
+double scalar_gaussian_row(const Problem& p, int i) {
+  double s = 0;
+  for (int j = 0; j < p.n; ++j)
+    s += std::exp(-gamma_d * r2_double(p, i, j)) * double(p.b(j, 0));
+  return s;
 }
 
-void scalar_argkmin(const Problem& p, std::vector<int>& out) {
+void scalar_argkmin_row(const Problem& p, int i, int* out) {
   double best[K];
   int index[K];
-  for (int i = 0; i < p.n; ++i) {
-    int kept = 0;
-    for (int j = 0; j < p.n; ++j) {
-      const double d = r2_double(p, i, j);
-      if (kept == K && !(d < best[K - 1])) continue;
-      int slot = kept < K ? kept++ : K - 1;
-      while (slot > 0 && d < best[slot - 1]) {
-        best[slot]  = best[slot - 1];
-        index[slot] = index[slot - 1];
-        --slot;
-      }
-      best[slot]  = d;
-      index[slot] = j;
+  int kept = 0;
+  for (int j = 0; j < p.n; ++j) {
+    const double d = r2_double(p, i, j);
+    if (kept == K && !(d < best[K - 1])) continue;
+    int slot = kept < K ? kept++ : K - 1;
+    while (slot > 0 && d < best[slot - 1]) {
+      best[slot]  = best[slot - 1];
+      index[slot] = index[slot - 1];
+      --slot;
     }
-    for (int k = 0; k < K; ++k)
-      out[std::size_t(i) * K + k] = index[k];
+    best[slot]  = d;
+    index[slot] = j;
   }
+  for (int k = 0; k < K; ++k)
+    out[k] = index[k];
 }
 
-void scalar_logsumexp(const Problem& p, std::vector<double>& out) {
-  for (int i = 0; i < p.n; ++i) {
-    double m = -INFINITY, s = 0;
-    for (int j = 0; j < p.n; ++j) {
-      const double f = -gamma_d * r2_double(p, i, j);
-      if (f > m) {
-        s = s * std::exp(m - f) + 1;
-        m = f;
-      } else {
-        s += std::exp(f - m);
-      }
+double scalar_logsumexp_row(const Problem& p, int i) {
+  double m = -INFINITY, s = 0;
+  for (int j = 0; j < p.n; ++j) {
+    const double f = -gamma_d * r2_double(p, i, j);
+    if (f > m) {
+      s = s * std::exp(m - f) + 1;
+      m = f;
+    } else {
+      s += std::exp(f - m);
     }
-    out[i] = m + std::log(s);
   }
+  return m + std::log(s);
 }
 
+/// Row i of one problem into values[i] (sums, log-sum-exps) or indices[i * K ...].
+void scalar_row_of(const std::string& what, const Problem& p, int i, double* values, int* indices) {
+  if (what == "gaussian") values[i] = scalar_gaussian_row(p, i);
+  if (what == "argkmin") scalar_argkmin_row(p, i, indices + std::size_t(i) * K);
+  if (what == "logsumexp") values[i] = scalar_logsumexp_row(p, i);
+}
 // ---- Tessera
 tessera::GenredOptions options(tessera::Implementation implementation) {
   tessera::GenredOptions o;
@@ -168,7 +170,8 @@ void check(const std::string& what, Problem& p, tessera::Implementation impl) {
     std::vector<double>& ref = what == "gaussian" ? p.ref_sums : p.ref_lse;
     if (ref.empty()) {
       ref.resize(p.n);
-      what == "gaussian" ? scalar_gaussian(p, ref) : scalar_logsumexp(p, ref);
+      for (int i = 0; i < p.n; ++i)
+        scalar_row_of(what, p, i, ref.data(), nullptr);
     }
     what == "gaussian" ? tessera_gaussian(p, impl) : tessera_logsumexp(p, impl);
     Kokkos::fence();
@@ -180,7 +183,8 @@ void check(const std::string& what, Problem& p, tessera::Implementation impl) {
     std::vector<int>& ref = p.ref_neighbours;
     if (ref.empty()) {
       ref.resize(std::size_t(p.n) * K);
-      scalar_argkmin(p, ref);
+      for (int i = 0; i < p.n; ++i)
+        scalar_row_of(what, p, i, nullptr, ref.data());
     }
     tessera_argkmin(p, impl);
     Kokkos::fence();
@@ -198,14 +202,23 @@ void set_pairs(benchmark::State& state, const Problem& p) {
       double(p.n) * double(p.n) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void scalar_row(benchmark::State& state, const std::string& what) {
+/// The scalar loop on one thread, or (parallel) its rows spread over the host space's threads by
+/// a Kokkos RangePolicy: work without shared data, whose thread scaling is the machine's.
+void scalar_row(benchmark::State& state, const std::string& what, bool parallel) {
   Problem& p = problem();
   std::vector<double> values(p.n);
   std::vector<int> indices(std::size_t(p.n) * K);
+  double* v = values.data();
+  int* ix   = indices.data();
   for (auto _ : state) {
-    if (what == "gaussian") scalar_gaussian(p, values);
-    if (what == "argkmin") scalar_argkmin(p, indices);
-    if (what == "logsumexp") scalar_logsumexp(p, values);
+    if (parallel) {
+      Kokkos::parallel_for("bench_genred_host::scalar_rows", Kokkos::RangePolicy<Space>(0, p.n),
+                           [&](int i) { scalar_row_of(what, p, i, v, ix); });
+      Kokkos::fence();
+    } else {
+      for (int i = 0; i < p.n; ++i)
+        scalar_row_of(what, p, i, v, ix);
+    }
     benchmark::DoNotOptimize(values.data());
     benchmark::DoNotOptimize(indices.data());
   }
@@ -230,7 +243,8 @@ class HostRatios : public tessera_bench::RatioReporter {
     const std::string problem = name.substr(0, name.rfind('/'));
     const std::string way     = name.substr(name.rfind('/') + 1);
     const double t            = time(name);
-    if (way != "scalar_double") r.counters["x_scalar"] = time(problem + "/scalar_double") / t;
+    if (way != "scalar_double" && way != "scalar_double_threads")
+      r.counters["x_scalar"] = time(problem + "/scalar_double") / t;
     if (way == "automatic") r.counters["x_portable"] = time(problem + "/portable") / t;
   }
 };
@@ -251,7 +265,8 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond)
           ->Iterations(1);
     };
-    add("scalar_double", [what](benchmark::State& s) { scalar_row(s, what); });
+    add("scalar_double", [what](benchmark::State& s) { scalar_row(s, what, false); });
+    add("scalar_double_threads", [what](benchmark::State& s) { scalar_row(s, what, true); });
     add("portable",
         [what](benchmark::State& s) { tessera_row(s, what, tessera::Implementation::portable); });
     add("automatic",

@@ -12,6 +12,7 @@
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/memory_overlap.hpp>
+#include <tessera/core/sort_view.hpp>
 #include <tessera/core/sorted_search.hpp>
 #include <tessera/cluster/block_sparse_ranges.hpp>
 #include <tessera/cluster/permute_rows.hpp>

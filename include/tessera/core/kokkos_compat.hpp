@@ -1,15 +1,14 @@
 // The one place where Kokkos 3.4 and Kokkos 4.x differ for Tessera.
 //
 // Kokkos 3.4 keeps its math functions in Kokkos::Experimental; Kokkos 4 moved them to Kokkos::.
-// Kokkos 3.4 sorts a View only on its default execution space instance; Kokkos 4 takes the
-// instance (and uses Thrust on CUDA). Kokkos 4 partitions an execution space into independent
-// instances (streams on GPUs) and names a pinned host memory space for every backend; Kokkos 3.4
-// does neither. Everything else Tessera uses (TeamPolicy, scratch memory,
-// Views, SpaceAccessibility) has the same spelling in both.
+// (Sorting differs too: core/sort_view.hpp, kept apart because Kokkos_Sort.hpp brings Thrust,
+// about 9 s of nvcc time, into every translation unit that includes it.) Kokkos 4 partitions an
+// execution space into independent instances (streams on GPUs) and names a pinned host memory space
+// for every backend; Kokkos 3.4 does neither. Everything else Tessera uses (TeamPolicy, scratch
+// memory, Views, SpaceAccessibility) has the same spelling in both.
 #pragma once
 
 #include <Kokkos_Core.hpp>
-#include <Kokkos_Sort.hpp>
 
 #include <array>
 #include <cstddef>
@@ -42,6 +41,25 @@
 #define TESSERA_UNROLL(n)
 #define TESSERA_UNROLL_FULL
 #endif
+// TESSERA_HOST_CLONES: compile a host kernel's body for several x86-64 levels and pick one when
+// the program loads (gcc's target_clones, an ifunc), so that builds for baseline x86-64 (SSE2,
+// Debian's g++ default) still run AVX-512 or AVX2 with FMA where the CPU has them. Only where it
+// is safe and useful: gcc on x86-64 Linux, not under nvcc (its front end), and not when the build
+// already targets AVX2. Functions called from such a body must be inlined into it to share its
+// instruction set: TESSERA_HOST_INLINE.
+#if defined(__x86_64__) && defined(__gnu_linux__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__CUDACC__) && !defined(__AVX2__)
+#define TESSERA_HOST_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define TESSERA_HOST_CLONES
+#endif
+#if defined(__GNUC__)
+#define TESSERA_HOST_INLINE __attribute__((always_inline)) inline
+#else
+#define TESSERA_HOST_INLINE inline
+#endif
+
 // TESSERA_DEVICE_PASS: the code being compiled runs on a GPU (the device pass of nvcc, hipcc or
 // a SYCL compiler), where host-only code must not appear.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
@@ -142,18 +160,6 @@ KOKKOS_INLINE_FUNCTION constexpr T infinity() {
 }  // namespace math
 
 namespace Impl {
-
-/// Sorts a rank-1 View of integers in ascending order, ordered with the other work of `space`.
-template <class ExecSpace, class View>
-void sort_view(const ExecSpace& space, const View& view) {
-#if defined(KOKKOS_VERSION) && KOKKOS_VERSION >= 40000
-  Kokkos::sort(space, view);
-#else
-  space.fence();  // Kokkos 3.4 sorts on the View's default instance
-  Kokkos::sort(view);
-  Kokkos::fence();
-#endif
-}
 
 /// N instances of `space` whose work may run concurrently (N streams on GPUs), for pipelines
 /// that overlap kernels with copies. Kokkos 3.4 cannot partition a space: every one is `space`

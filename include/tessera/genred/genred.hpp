@@ -32,7 +32,7 @@
 // kernel of impl/portable_launch.hpp).
 #pragma once
 
-#include <tessera/cluster/block_sparse_ranges.hpp>
+#include <tessera/cluster/impl/block_sparse_axis.hpp>
 #include <tessera/core/errors.hpp>
 #include <tessera/core/memory_overlap.hpp>
 #include <tessera/genred/formula.hpp>

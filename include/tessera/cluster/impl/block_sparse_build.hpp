@@ -11,8 +11,10 @@
 // merge walk, so the work and memory are proportional to the input plus the output (the runs).
 #pragma once
 
+#include <tessera/cluster/impl/block_sparse_axis.hpp>
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/sort_view.hpp>
 #include <tessera/core/sorted_search.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -23,26 +25,7 @@
 
 namespace tessera {
 
-template <class MemorySpace>
-using IndexRanges = Kokkos::View<int* [2], Kokkos::LayoutRight, MemorySpace>;
-
 namespace Impl {
-
-/// Team sizes 2^0 .. 2^(tile_levels - 1) have a precomputed team table.
-inline constexpr int tile_levels = 11;
-
-/// One direction of a block-sparse pattern, as the kernel reads it.
-template <class MemorySpace>
-struct BlockSparseAxis {
-  IndexRanges<MemorySpace> segments;            // (Q, 2): partition of [0, n_outer) in order
-  Kokkos::View<int*, MemorySpace> slices;       // (Q): end offsets of each segment's ranges
-  IndexRanges<MemorySpace> ranges;              // (P, 2): inner ranges, sorted and disjoint per q
-  Kokkos::View<int*, MemorySpace> tile_starts;  // (tile_levels * (Q + 1)): first team of q
-  Kokkos::Array<int, tile_levels> teams{};      // host copy of the team count per level
-
-  KOKKOS_INLINE_FUNCTION int segment_count() const { return static_cast<int>(segments.extent(0)); }
-  KOKKOS_INLINE_FUNCTION int range_count() const { return static_cast<int>(ranges.extent(0)); }
-};
 
 /// Copies a user's (rows, 2) integer View of any layout into an IndexRanges.
 template <class ExecSpace, class Src>

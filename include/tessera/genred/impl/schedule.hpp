@@ -5,7 +5,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/tiling.hpp>
-#include <tessera/cluster/impl/block_sparse_build.hpp>
+#include <tessera/cluster/impl/block_sparse_axis.hpp>
 #include <tessera/genred/options.hpp>
 
 #include <Kokkos_Core.hpp>

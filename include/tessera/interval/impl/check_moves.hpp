@@ -5,6 +5,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/sort_view.hpp>
 
 #include <Kokkos_Core.hpp>
 

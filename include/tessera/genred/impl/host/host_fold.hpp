@@ -29,7 +29,7 @@ namespace Impl {
 
 /// Sum of p[0..n) in L lanes, then the lanes pairwise.
 template <int L, class T>
-inline T lane_sum(const T* p, int n) {
+TESSERA_HOST_INLINE T lane_sum(const T* p, int n) {
   T lane[L]      = {};
   const int full = n / L * L;
   for (int jj = 0; jj < full; jj += L) {
@@ -47,7 +47,7 @@ inline T lane_sum(const T* p, int n) {
 
 /// Largest of p[0..n) (-infinity when empty; NaN is skipped, as the comparisons it fails).
 template <int L, class T>
-inline T lane_max(const T* p, int n) {
+TESSERA_HOST_INLINE T lane_max(const T* p, int n) {
   T lane[L];
   for (int l = 0; l < L; ++l)
     lane[l] = -math::infinity<T>();
@@ -69,13 +69,13 @@ inline T lane_max(const T* p, int n) {
 /// Only ordered comparisons and bit selects (see select()): gcc does not if-convert an equality
 /// test of floats under floating-point traps, and the loop would stay scalar.
 template <class T>
-inline T lane_shifted_exp(T x, T m) {
+TESSERA_HOST_INLINE T lane_shifted_exp(T x, T m) {
   return math::exp(select(x >= m, T(0), x - m));
 }
 
 /// Sum over p[0..n) of lane_shifted_exp(p[jj], m), times g[jj] if Weighted.
 template <int L, bool Weighted, class T>
-inline T lane_exp_sum(const T* p, const T* g, int n, T m) {
+TESSERA_HOST_INLINE T lane_exp_sum(const T* p, const T* g, int n, T m) {
   T lane[L]      = {};
   const int full = n / L * L;
   for (int jj = 0; jj < full; jj += L) {
@@ -110,7 +110,8 @@ inline constexpr bool is_min_reduction =
 /// (index -1, value +-infinity); NaN never enters. These are precedes_min/precedes_max for
 /// rising indices, with ordered comparisons only (see lane_shifted_exp).
 template <int L, int FD, bool IsMin, class Red, class T>
-inline void fold_extremum(const Red& red, AccRef<T> a, const T* f, int stride, int rows, int j0) {
+TESSERA_HOST_INLINE void fold_extremum(const Red& red, AccRef<T> a, const T* f, int stride,
+                                       int rows, int j0) {
   for (int c = 0; c < FD; ++c) {
     const T* p = f + c * stride;
     T value[L];
@@ -150,7 +151,8 @@ inline void fold_extremum(const Red& red, AccRef<T> a, const T* f, int stride, i
 
 /// The reducer's add() for every row, in index order (tiles that the lanes do not cover).
 template <int FD, class Red, class T>
-inline void fold_one_by_one(const Red& red, AccRef<T> a, const T* f, int stride, int rows, int j0) {
+TESSERA_HOST_INLINE void fold_one_by_one(const Red& red, AccRef<T> a, const T* f, int stride,
+                                         int rows, int j0) {
   for (int jj = 0; jj < rows; ++jj) {
     T row[FD];
     for (int c = 0; c < FD; ++c)
@@ -162,8 +164,8 @@ inline void fold_one_by_one(const Red& red, AccRef<T> a, const T* f, int stride,
 /// KMin family: groups of L rows whose values all exceed the lists' k-th entries (one vector
 /// comparison per component) are skipped; the others go through add_filtered() in index order.
 template <int L, int FD, class Red, class T>
-inline void fold_k_smallest(const Red& red, AccRef<T> a, typename Red::Filter& filter, const T* f,
-                            int stride, int rows, int j0) {
+TESSERA_HOST_INLINE void fold_k_smallest(const Red& red, AccRef<T> a, typename Red::Filter& filter,
+                                         const T* f, int stride, int rows, int j0) {
   const auto add_row = [&](int jj) {
     T row[FD];
     for (int c = 0; c < FD; ++c)
@@ -191,9 +193,9 @@ inline void fold_k_smallest(const Red& red, AccRef<T> a, typename Red::Filter& f
 /// Folds rows [0, rows) of the tile f (component c at f + c * stride, reduced index j0 + row)
 /// into accumulator a (see the file comment), then ends the tile.
 template <int L, class Reduction, class T, int FD, Summation S>
-inline void fold_tile(const Reducer<Reduction, T, FD, S>& red, AccRef<T> a,
-                      typename Reducer<Reduction, T, FD, S>::Filter& filter, const T* f, int stride,
-                      int rows, int j0) {
+TESSERA_HOST_INLINE void fold_tile(const Reducer<Reduction, T, FD, S>& red, AccRef<T> a,
+                                   typename Reducer<Reduction, T, FD, S>::Filter& filter,
+                                   const T* f, int stride, int rows, int j0) {
   using Red = Reducer<Reduction, T, FD, S>;
   static_assert(FD > 0, "tessera::genred: the host kernel needs a static formula dimension");
   if constexpr (std::is_same_v<Reduction, Sum>) {

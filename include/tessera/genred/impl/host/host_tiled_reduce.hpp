@@ -88,7 +88,8 @@ struct HostTiledReduce {
   }
 
   /// F of the R outer rows against rows [0, padded) of a staged tile (step 2).
-  void evaluate(const T* prow, const T (&outer)[R][OWA], const T* tile, int padded, T* f) const {
+  TESSERA_HOST_INLINE void evaluate(const T* prow, const T (&outer)[R][OWA], const T* tile,
+                                    int padded, T* f) const {
     TESSERA_INDEPENDENT
     for (int jj = 0; jj < padded; ++jj) {
       T inner[IWA];
@@ -104,7 +105,7 @@ struct HostTiledReduce {
   }
 
   /// The block of R outer rows of one team.
-  void operator()(const member_type& team) const {
+  TESSERA_HOST_CLONES void operator()(const member_type& team) const {
     const Red& red   = body.red;
     const int b      = team.league_rank() / blocks;
     const int o0     = (team.league_rank() - b * blocks) * R;
