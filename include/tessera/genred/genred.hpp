@@ -20,8 +20,10 @@
 //    the j-variables (from the output if there are none and Axis::i);
 //  - options: every field in its documented range (options.hpp), the error naming the field;
 //  - all Views are accessible from ExecSpace (checked at compile time).
-// Complexity: B * M * N formula evaluations. Memory: the outputs only for the 1D scheme; the
-// 2D scheme adds a buffer of B * rows * chunks accumulators (chunks <= 2 * concurrency / rows).
+// Complexity: B * M * N formula evaluations. Memory: the outputs only for the 1D scheme on
+// devices; the host kernel adds a staged copy of the reduced rows (B * reduced rows, padded to
+// its tile, times the staged row width); the 2D scheme adds a buffer of B * rows * chunks
+// accumulators (chunks <= 2 * concurrency / rows).
 // Asynchronous: no fence, except that the 2D scheme frees its partial buffer on return.
 //
 // Block-sparse reductions: pass a tessera::BlockSparseRanges (cluster/block_sparse_ranges.hpp)

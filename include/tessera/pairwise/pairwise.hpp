@@ -238,7 +238,8 @@ void check_points(const char* caller, const XView& x, const YView& y) {
 /// n (n - 1) / 2 values (scipy's condensed form). metric: PcfL1, PcfL2 or PcfLp{p} (p > 0):
 /// (integral over [t_min, end_time) of |X_i - X_j|^p)^(1/p). out: a rank-1 View in host or
 /// execution-space memory, or an NpyFile. O(n^2 (K_i + K_j)) work for functions of K
-/// breakpoints, memory: the budget on the device, two pinned blocks on the host.
+/// breakpoints, memory: the budget on the device, two pinned staging buffers on the host (8 MiB
+/// each on GPUs, none on host spaces).
 template <class ExecSpace, class Metric, class T, class MS, class Output>
 std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, PairwiseReport> pdist(
     const ExecSpace& space, const Metric& metric, const PcfCollection<T, MS>& X, const Output& out,

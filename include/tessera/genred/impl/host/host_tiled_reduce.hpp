@@ -142,9 +142,8 @@ struct HostTiledReduce {
 };
 
 /// Runs a dense call through the host kernel; returns false, having run nothing, when the
-/// kernel does not take it (run-time widths, block-sparse, an explicit 2D scheme, or fewer
-/// blocks of outer rows than threads, where the portable kernel's 2D scheme spreads the
-/// reduced range instead). No fence.
+/// kernel does not take it (run-time widths, block-sparse, an explicit 2D scheme). Scheme::
+/// automatic is the 1D scheme on host spaces (schedule.hpp), which this kernel is. No fence.
 template <bool OuterIsI, class ExecSpace, class Call, class Red>
 bool launch_host(const ExecSpace& space, const Call& call, const Red& red) {
   using T      = typename Call::scalar_type;
@@ -153,16 +152,10 @@ bool launch_host(const ExecSpace& space, const Call& call, const Red& red) {
   if constexpr (!Kernel::takes || Call::sparse) {
     return false;
   } else {
-    const GenredOptions& options = call.options;
-    const int n_outer            = call.template n_outer<OuterIsI>();
-    const int blocks             = (n_outer + Kernel::R - 1) / Kernel::R;
-    const std::size_t batch      = call.shape.batch;
-    const bool few_blocks        = options.implementation != Implementation::host &&
-                            options.scheme == Scheme::automatic &&
-                            blocks * batch < static_cast<std::size_t>(space.concurrency());
-    if (options.scheme == Scheme::tiled_2d || few_blocks) {
-      return false;
-    }
+    const int n_outer       = call.template n_outer<OuterIsI>();
+    const int blocks        = (n_outer + Kernel::R - 1) / Kernel::R;
+    const std::size_t batch = call.shape.batch;
+    if (call.options.scheme == Scheme::tiled_2d) return false;
     Kernel k{{call.formula, red, call.params, call.ivars, call.jvars, call.formula_dim}};
     k.body.n_outer = n_outer;
     k.body.n_inner = call.template n_inner<OuterIsI>();
