@@ -425,6 +425,16 @@ TYPED_TEST(GenredValidation, ForcedImplementationNeedsItsBackend) {
       const double tol = implementation == tessera::Implementation::cuda ? 0 : 1e-5;
       for (std::size_t e = 0; e < got.size(); ++e)
         EXPECT_NEAR(got[e], want[e], tol * std::fabs(want[e])) << "entry " << e;
+      if (implementation == tessera::Implementation::host) {
+        // A call the host kernel does not take (the 2D scheme) is rejected before any kernel.
+        auto untouched            = poisoned<Space>(M, 1);
+        tessera::GenredOptions o2 = o;
+        o2.scheme                 = tessera::Scheme::tiled_2d;
+        expect_rejected<std::invalid_argument>(
+            [&] { call(o2, untouched); },
+            {"tessera::genred: ", "Implementation::host: the host kernel takes dense calls"});
+        expect_untouched(untouched, "Implementation::host with Scheme::tiled_2d");
+      }
     } else {
       expect_rejected<std::invalid_argument>([&] { call(o, out); }, {"tessera::genred: ", message});
       expect_untouched(out, message);

@@ -27,17 +27,18 @@
 namespace tessera {
 namespace Impl {
 
-/// Sum of p[0..n) in L lanes, then the lanes pairwise.
-template <int L, class T>
-TESSERA_HOST_INLINE T lane_sum(const T* p, int n) {
+/// Sum of term(jj) for jj in [0, n) in L lanes (lane l takes l, l + L, ...), then the lanes
+/// pairwise.
+template <int L, class T, class Term>
+TESSERA_HOST_INLINE T lane_sum(int n, const Term& term) {
   T lane[L]      = {};
   const int full = n / L * L;
   for (int jj = 0; jj < full; jj += L) {
     for (int l = 0; l < L; ++l)
-      lane[l] += p[jj + l];
+      lane[l] += term(jj + l);
   }
   for (int jj = full; jj < n; ++jj)
-    lane[jj - full] += p[jj];
+    lane[jj - full] += term(jj);
   for (int w = L / 2; w >= 1; w /= 2) {
     for (int l = 0; l < w; ++l)
       lane[l] += lane[l + w];
@@ -73,28 +74,6 @@ TESSERA_HOST_INLINE T lane_shifted_exp(T x, T m) {
   return math::exp(select(x >= m, T(0), x - m));
 }
 
-/// Sum over p[0..n) of lane_shifted_exp(p[jj], m), times g[jj] if Weighted.
-template <int L, bool Weighted, class T>
-TESSERA_HOST_INLINE T lane_exp_sum(const T* p, const T* g, int n, T m) {
-  T lane[L]      = {};
-  const int full = n / L * L;
-  for (int jj = 0; jj < full; jj += L) {
-    for (int l = 0; l < L; ++l) {
-      const T w = lane_shifted_exp(p[jj + l], m);
-      lane[l] += Weighted ? w * g[jj + l] : w;
-    }
-  }
-  for (int jj = full; jj < n; ++jj) {
-    const T w = lane_shifted_exp(p[jj], m);
-    lane[jj - full] += Weighted ? w * g[jj] : w;
-  }
-  for (int w = L / 2; w >= 1; w /= 2) {
-    for (int l = 0; l < w; ++l)
-      lane[l] += lane[l + w];
-  }
-  return lane[0];
-}
-
 template <class Reduction>
 inline constexpr bool is_extremum_reduction =
     std::is_same_v<Reduction, Min> || std::is_same_v<Reduction, Max> ||
@@ -110,8 +89,7 @@ inline constexpr bool is_min_reduction =
 /// (index -1, value +-infinity); NaN never enters. These are precedes_min/precedes_max for
 /// rising indices, with ordered comparisons only (see lane_shifted_exp).
 template <int L, int FD, bool IsMin, class Red, class T>
-TESSERA_HOST_INLINE void fold_extremum(const Red& red, AccRef<T> a, const T* f, int stride,
-                                       int rows, int j0) {
+TESSERA_HOST_INLINE void fold_extremum(AccRef<T> a, const T* f, int stride, int rows, int j0) {
   for (int c = 0; c < FD; ++c) {
     const T* p = f + c * stride;
     T value[L];
@@ -134,17 +112,11 @@ TESSERA_HOST_INLINE void fold_extremum(const Red& red, AccRef<T> a, const T* f, 
     }
     for (int jj = full; jj < rows; ++jj)
       step(jj - full, jj);
-    for (int l = 0; l < L; ++l) {
-      // combine() of a one-component accumulator holding lane l's pair
-      T lane_value[FD];
-      int lane_index[FD];
-      for (int e = 0; e < FD; ++e) {
-        lane_value[e] = a.val[e];
-        lane_index[e] = -1;
+    for (int l = 0; l < L; ++l) {  // lanes into the accumulator, in the reducers' order
+      if (index[l] >= 0 && Red::precedes(value[l], index[l], a.val[c], a.idx[c])) {
+        a.val[c] = value[l];
+        a.idx[c] = index[l];
       }
-      lane_value[c] = value[l];
-      lane_index[c] = index[l];
-      red.combine(a, AccRef<T>{lane_value, lane_index});
     }
   }
 }
@@ -199,10 +171,12 @@ TESSERA_HOST_INLINE void fold_tile(const Reducer<Reduction, T, FD, S>& red, AccR
   using Red = Reducer<Reduction, T, FD, S>;
   static_assert(FD > 0, "tessera::genred: the host kernel needs a static formula dimension");
   if constexpr (std::is_same_v<Reduction, Sum>) {
-    for (int c = 0; c < FD; ++c)
-      Red::Slots::add(a.val, FD, c, lane_sum<L>(f + c * stride, rows));
+    for (int c = 0; c < FD; ++c) {
+      const T* p = f + c * stride;
+      Red::Slots::add(a.val, FD, c, lane_sum<L, T>(rows, [&](int jj) { return p[jj]; }));
+    }
   } else if constexpr (is_extremum_reduction<Reduction>) {
-    fold_extremum<L, FD, is_min_reduction<Reduction>>(red, a, f, stride, rows, j0);
+    fold_extremum<L, FD, is_min_reduction<Reduction>, Red>(a, f, stride, rows, j0);
   } else if constexpr (is_k_reduction<Reduction>) {
     fold_k_smallest<L, FD>(red, a, filter, f, stride, rows, j0);
   } else if constexpr (std::is_same_v<Reduction, LogSumExp>) {
@@ -221,7 +195,9 @@ TESSERA_HOST_INLINE void fold_tile(const Reducer<Reduction, T, FD, S>& red, AccR
           a.val[c] = tile_max[c];
         }
         const T* p = f + c * stride;
-        Red::Slots::add(a.val + FD, FD, c, lane_exp_sum<L, false>(p, p, rows, a.val[c]));
+        const T m  = a.val[c];
+        Red::Slots::add(a.val + FD, FD, c,
+                        lane_sum<L, T>(rows, [&](int jj) { return lane_shifted_exp(p[jj], m); }));
       }
     }
   } else {
@@ -236,11 +212,14 @@ TESSERA_HOST_INLINE void fold_tile(const Reducer<Reduction, T, FD, S>& red, AccR
     if (tile_max > a.val[0]) red.rescale(a, tile_max);
     const T m = a.val[0];
     if constexpr (Red::lead == 1) {
-      Red::Slots::add(a.val + 1, red.sums(), 0, lane_exp_sum<L, false>(f, f, rows, m));
+      Red::Slots::add(a.val + 1, red.sums(), 0,
+                      lane_sum<L, T>(rows, [&](int jj) { return lane_shifted_exp(f[jj], m); }));
     }
     for (int c = 1; c < FD; ++c) {
-      Red::Slots::add(a.val + 1, red.sums(), c - 1 + Red::lead,
-                      lane_exp_sum<L, true>(f, f + c * stride, rows, m));
+      const T* g = f + c * stride;
+      Red::Slots::add(a.val + 1, red.sums(), c - 1 + Red::lead, lane_sum<L, T>(rows, [&](int jj) {
+                        return lane_shifted_exp(f[jj], m) * g[jj];
+                      }));
     }
   }
   red.end_tile(a);
