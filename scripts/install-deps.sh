@@ -6,9 +6,11 @@ set -euo pipefail
 # references); the tests configure with it so that finding it stays tested. clang-format (14 on
 # Debian 12) is for scripts/check-format.sh, python3 for scripts/check-spack-variants.py (a test),
 # Doxygen for the API reference (the tessera_docs target), libpng for the Genred demo's image
-# (the demo builds without it, writing no image).
+# (the demo builds without it, writing no image), Open MPI for the MPI layer
+# (TESSERA_ENABLE_MPI; its tests run under mpirun).
 packages=(cmake ninja-build g++ libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-          libgtest-dev libbenchmark-dev libpng-dev clang-format python3 doxygen)
+          libgtest-dev libbenchmark-dev libpng-dev clang-format python3 doxygen
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

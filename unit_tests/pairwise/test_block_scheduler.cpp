@@ -336,4 +336,42 @@ TEST(BlockScheduler, RejectsEveryNonSquareLowerTriangle) {
       {"tessera::BlockScheduler", "n_splits_hint is 0"});
 }
 
+// share() deals the blocks over parts: every block to exactly one part, in the schedule's order,
+// each part's work within the largest block of the mean (greedy dealing of blocks sorted by
+// descending work); more parts than blocks leave some parts empty.
+TEST(BlockScheduler, ShareDealsEveryBlockOnceAndBalancesTheWork) {
+  for (const auto mode : {BlockTriangleMode::lower_triangle, BlockTriangleMode::full}) {
+    const BlockScheduler all(103, 103, mode, config(17 * 17, 1));
+    const std::size_t largest = all.blocks().front().work();
+    for (std::size_t parts : {1, 2, 3, 7, 1000}) {
+      std::vector<int> seen(all.blocks().size(), 0);
+      std::size_t most = 0, least = ~std::size_t{0};
+      for (std::size_t part = 0; part < parts; ++part) {
+        const BlockScheduler mine = all.share(part, parts);
+        EXPECT_EQ(mine.block_side(), all.block_side());
+        EXPECT_EQ(mine.rows(), all.rows());
+        std::size_t work = 0, at = 0;
+        for (const tessera::BlockInfo& b : mine.blocks()) {
+          work += b.work();
+          while (at < all.blocks().size() &&
+                 !(all.blocks()[at].rows == b.rows && all.blocks()[at].cols == b.cols)) {
+            ++at;  // the share keeps the schedule's order
+          }
+          ASSERT_LT(at, all.blocks().size())
+              << "a block that is not in the schedule, or out of order";
+          ++seen[at];
+        }
+        most  = std::max(most, work);
+        least = std::min(least, work);
+      }
+      for (std::size_t k = 0; k < seen.size(); ++k)
+        EXPECT_EQ(seen[k], 1) << "block " << k << " with " << parts << " parts";
+      EXPECT_LE(most - least, largest) << parts << " parts";
+    }
+  }
+  tessera_test::expect_rejected<std::invalid_argument>(
+      [] { BlockScheduler(5, 5, BlockTriangleMode::full, config(4, 1)).share(2, 2); },
+      {"tessera::BlockScheduler::share", "part (got 2) must be below parts (got 2)"});
+}
+
 }  // namespace

@@ -82,6 +82,13 @@ struct TuningBase {
   static constexpr double genred_2d_min_wave_fill  = 0.9;
   static constexpr int genred_2d_chunk_granularity = 32;  ///< rows per chunk rounded up to this
 
+  // ---- distributed Genred (mpi/impl/distributed_genred.hpp)
+  /// Schedule::automatic gathers every rank's reduced rows onto each rank (one collective, one
+  /// kernel per rank) when all of them together take at most this many bytes, and runs the ring
+  /// otherwise. Below it the ring's per-slice launches, merges and fences cost more than moving
+  /// the rows; above it the gathered copy would grow with the whole problem on every rank.
+  static constexpr std::size_t mpi_all_gather_bytes = std::size_t{4} << 20;
+
   // ---- interval primitives (load_balance.hpp)
   /// Items each thread of a per-item operation loads per round (the moves hold two rounds in
   /// registers; 8 cost occupancy and ran slower).

@@ -323,21 +323,53 @@ void check_output(const char* arg, const Output& out, const Shape& shape, std::s
   check_extent(arg, "columns", cols_of(out), cols, ", as the reduction writes");
 }
 
-/// The output Views: k within the reduced extent, extents as the reduction writes, index types
-/// that hold every reduced index, and no output sharing memory with a variable or with the
-/// other output.
+/// k within the reduced extent and an index type that holds every reduced index: the checks that
+/// need the extent of the whole reduced range (the distributed call's is the sum over ranks).
+template <class Reduction, class Index>
+void check_reduced_extent(const Reduction& reduction, std::size_t reduced,
+                          const char* indices_name) {
+  if constexpr (is_k_reduction<Reduction>) {
+    const int k = reduction_k(reduction);
+    require(k >= 1 && static_cast<std::size_t>(k) <= reduced, "genred", "k (got ", k,
+            ") must be in [1, ", reduced, "], the reduced extent");
+  }
+  if constexpr (ReductionFacts<Reduction>::writes_indices) {
+    if (reduced > 0 && reduced - 1 > static_cast<std::size_t>(std::numeric_limits<Index>::max())) {
+      throw std::length_error(
+          concat("tessera::genred: ", indices_name,
+                 " cannot hold the reduced indices (its value type holds up to ",
+                 +std::numeric_limits<Index>::max(), ", the reduced extent is ", reduced, ")"));
+    }
+  }
+}
+
+/// The name of the indices output in messages.
+template <class Reduction>
+constexpr const char* indices_name() {
+  return ReductionFacts<Reduction>::writes_values ? "out.indices" : "out";
+}
+
+/// Which reduced range a call's checks see: the call's own (a single-rank call), or a slice of
+/// a larger range whose extent the caller checks with check_reduced_extent (a rank's slice of a
+/// distributed call, mpi/genred.hpp).
+enum class ReducedRange { whole, slice };
+
+/// The output Views: k within the reduced extent (at least 1 for a slice), extents as the
+/// reduction writes, index types that hold every reduced index (for the whole range), and no
+/// output sharing memory with a variable or with the other output.
 template <class Reduction, class T, class OutputsT, class... P, class... I, class... J>
 void check_outputs(const Reduction& reduction, const OutputsT& outs, int formula_dim,
                    const Shape& shape, const GenredOptions& options, const Params<P...>& params,
-                   const IVars<I...>& i, const JVars<J...>& j) {
-  using Facts               = ReductionFacts<Reduction>;
-  using Index               = typename OutputsT::indices_type::non_const_value_type;
-  const bool axis_j         = options.axis == Axis::j;
-  const std::size_t reduced = axis_j ? shape.n : shape.m;
-  const int k               = reduction_k(reduction);
-  if constexpr (is_k_reduction<Reduction>) {
-    require(k >= 1 && static_cast<std::size_t>(k) <= reduced, "genred", "k (got ", k,
-            ") must be in [1, ", reduced, "], the reduced extent");
+                   const IVars<I...>& i, const JVars<J...>& j, ReducedRange range) {
+  using Facts       = ReductionFacts<Reduction>;
+  using Index       = typename OutputsT::indices_type::non_const_value_type;
+  const bool axis_j = options.axis == Axis::j;
+  const int k       = reduction_k(reduction);
+  if (range == ReducedRange::whole) {
+    check_reduced_extent<Reduction, Index>(reduction, axis_j ? shape.n : shape.m,
+                                           indices_name<Reduction>());
+  } else {
+    require(k >= 1, "genred", "k (got ", k, ") must be at least 1");
   }
   require_int_extent("genred", "output columns",
                      static_cast<std::size_t>(k) * static_cast<std::size_t>(formula_dim));
@@ -345,18 +377,12 @@ void check_outputs(const Reduction& reduction, const OutputsT& outs, int formula
   const std::size_t rows   = axis_j ? shape.m : shape.n;
   const char* rows_name    = axis_j ? " = M" : " = N, for Axis::i";
   const char* values_name  = Facts::writes_indices ? "out.values" : "out";
-  const char* indices_name = Facts::writes_values ? "out.indices" : "out";
+  const char* indices_name = Impl::indices_name<Reduction>();
   if constexpr (Facts::writes_values) {
     check_output(values_name, outs.values, shape, rows, rows_name, facts.out_columns());
   }
   if constexpr (Facts::writes_indices) {
     check_output(indices_name, outs.indices, shape, rows, rows_name, facts.out_columns());
-    if (reduced > 0 && reduced - 1 > static_cast<std::size_t>(std::numeric_limits<Index>::max())) {
-      throw std::length_error(
-          concat("tessera::genred: ", indices_name,
-                 " cannot hold the reduced indices (its value type holds up to ",
-                 +std::numeric_limits<Index>::max(), ", the reduced extent is ", reduced, ")"));
-    }
   }
   // no output may share memory with a variable, nor the two outputs with each other
   const auto require_apart = [&](const char* name, const MemoryRange& out) {
@@ -401,13 +427,16 @@ void check_sparsity(const Sparsity& sparsity, const Shape& shape, const GenredOp
   }
 }
 
-/// Checks every argument of a call (dense, or restricted by `sparsity`), then hands it to the
-/// dispatch layer.
+/// Checks every argument of a call (dense, or restricted by `sparsity`) and returns it as the
+/// dispatch layer takes it. For ReducedRange::slice the checks that need the extent of the whole
+/// reduced range are left to the caller (check_reduced_extent): the distributed call
+/// (mpi/genred.hpp) validates each rank's slice with it.
 template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
           class Output, class Sparsity>
-void checked_genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
+auto validated_call(const ExecSpace&, const Reduction& reduction, const Formula& formula,
                     const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
-                    const Output& out, const GenredOptions& options, const Sparsity& sparsity) {
+                    const Output& out, const GenredOptions& options, const Sparsity& sparsity,
+                    ReducedRange range = ReducedRange::whole) {
   using FirstVar = typename FirstScalar<std::tuple<P...>, std::tuple<I...>, std::tuple<J...>>::type;
   using T        = typename FirstVar::non_const_value_type;
   constexpr int rank = FirstVar::rank;
@@ -427,24 +456,33 @@ void checked_genred(const ExecSpace& space, const Reduction& reduction, const Fo
   const Shape shape       = call_shape<ReductionFacts<Reduction>>(params, i, j, outs, options.axis);
   const VariableDims dims = check_variables(formula, params, i, j, shape);
   const int formula_dim   = checked_formula_dim<Reduction>(formula, dims);
-  check_outputs<Reduction, T>(reduction, outs, formula_dim, shape, options, params, i, j);
+  check_outputs<Reduction, T>(reduction, outs, formula_dim, shape, options, params, i, j, range);
   check_sparsity<ExecSpace>(sparsity, shape, options);
 
   using Index = typename OutputsT::indices_type::non_const_value_type;
   using PG    = VarGroup<T, typename Formula::param_dims>;
   using IG    = VarGroup<T, typename Formula::i_dims>;
   using JG    = VarGroup<T, typename Formula::j_dims>;
-  const GenredCall<T, Index, Formula, PG, IG, JG, OutputsT, Sparsity> call{
-      options,
-      shape,
-      formula,
-      formula_dim,
-      PG::from_views(params.views),
-      IG::from_views(i.views),
-      JG::from_views(j.views),
-      outs,
-      sparsity};
-  dispatch(space, call, reduction);
+  return GenredCall<T, Index, Formula, PG, IG, JG, OutputsT, Sparsity>{options,
+                                                                       shape,
+                                                                       formula,
+                                                                       formula_dim,
+                                                                       PG::from_views(params.views),
+                                                                       IG::from_views(i.views),
+                                                                       JG::from_views(j.views),
+                                                                       outs,
+                                                                       sparsity};
+}
+
+/// Checks every argument of a call (dense, or restricted by `sparsity`), then hands it to the
+/// dispatch layer.
+template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
+          class Output, class Sparsity>
+void checked_genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
+                    const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
+                    const Output& out, const GenredOptions& options, const Sparsity& sparsity) {
+  dispatch(space, validated_call(space, reduction, formula, params, i, j, out, options, sparsity),
+           reduction);
 }
 
 }  // namespace Impl

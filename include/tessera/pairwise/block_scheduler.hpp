@@ -144,6 +144,26 @@ class BlockScheduler {
   const std::vector<Band>& col_bands() const { return col_bands_; }
   /// The blocks, largest first.
   const std::vector<BlockInfo>& blocks() const { return blocks_; }
+  /// The blocks dealt to `part` of `parts` (a rank's share of a distributed call): the blocks,
+  /// largest first, go one by one to the part with the least work so far (the lowest part on
+  /// ties), so that every part gets about 1 / parts of the work; the share keeps the grid (bands,
+  /// side) and its blocks' order. The same on every rank for the same schedule. Throws
+  /// std::invalid_argument unless part < parts.
+  BlockScheduler share(std::size_t part, std::size_t parts) const {
+    Impl::require(part < parts, "BlockScheduler::share", "part (got ", part,
+                  ") must be below parts (got ", parts, ")");
+    std::vector<std::size_t> load(parts, 0);
+    BlockScheduler mine = *this;
+    mine.blocks_.clear();
+    for (const BlockInfo& b : blocks_) {
+      const std::size_t least =
+          static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      load[least] += b.work();
+      if (least == part) mine.blocks_.push_back(b);
+    }
+    return mine;
+  }
+
   /// Largest rows x cols of any block (what a block buffer must hold).
   std::size_t max_block_elements() const {
     std::size_t m = 0;

@@ -113,7 +113,19 @@ void check_output_view(const char* caller, const View& out, MatrixLayout layout,
   require(total == 0 || out.span_is_contiguous(), caller, "out must be contiguous");
 }
 
-/// Builds the writer of `out` (a View or an NpyFile) and runs the pipeline.
+/// True for output targets that schedule and run the engine themselves: a type with
+/// `static constexpr bool pairwise_target = true` and a member
+///   PairwiseReport run(const char* caller, const ExecSpace&, BlockOp&, BlockTriangleMode,
+///                      MatrixLayout, TriangleSkipMode, const std::vector<std::size_t>& shape,
+///                      std::size_t budget_bytes, const PairwiseOptions&) const;
+/// called once the call's arguments are checked (tessera::mpi's distributed .npy file).
+template <class Output, class = void>
+inline constexpr bool is_pairwise_target = false;
+template <class Output>
+inline constexpr bool is_pairwise_target<Output, std::enable_if_t<Output::pairwise_target>> = true;
+
+/// Builds the writer of `out` (a View, an NpyFile or a target that runs the engine itself) and
+/// runs the pipeline.
 template <class ExecSpace, class BlockOp, class Output>
 PairwiseReport run_pairwise(const char* caller, const ExecSpace& space, BlockOp& op,
                             MatrixLayout layout, TriangleSkipMode skip, const FunctionShape& rs,
@@ -125,7 +137,10 @@ PairwiseReport run_pairwise(const char* caller, const ExecSpace& space, BlockOp&
       layout == MatrixLayout::dense ? BlockTriangleMode::full : BlockTriangleMode::lower_triangle;
   const auto shape         = output_shape(layout, rs, cs);
   const std::size_t budget = pairwise_budget(space, options);
-  if constexpr (std::is_same_v<Output, NpyFile>) {
+  if constexpr (is_pairwise_target<Output>) {
+    // a target that runs the engine itself (the distributed .npy file of mpi/pairwise.hpp)
+    return out.run(caller, space, op, mode, layout, skip, shape, budget, options);
+  } else if constexpr (std::is_same_v<Output, NpyFile>) {
     require(!out.path.empty(), caller, "out path is empty");
     const BlockScheduler s = schedule_blocks(space, op, mode, options, budget, caller);
     NpyWriter<T> writer(out, shape, layout, op.cols());

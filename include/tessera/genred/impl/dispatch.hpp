@@ -2,8 +2,8 @@
 // and CUB's dispatch layer).
 //
 // dispatch() instantiates the call's reducer (reduction, scalar type, formula dimension and
-// summation) and its direction (over j or over i), then launch() offers the call to the
-// backend's hand-written kernels, GenredBackend<ExecSpace>, and runs the portable TeamPolicy
+// summation: with_reducer) and its direction (over j or over i), then launch() offers the call to
+// the backend's hand-written kernels, GenredBackend<ExecSpace>, and runs the portable TeamPolicy
 // kernel (portable_launch.hpp) when they decline it or options.implementation asks for it.
 //
 // GenredBackend<ExecSpace> is a trait: the primary template below has no kernels; a backend
@@ -62,20 +62,15 @@ void launch(const ExecSpace& space, const Call& call, const Red& red) {
   launch_portable<OuterIsI>(space, call, red);
 }
 
-/// Instantiates the reducer of `reduction` for the call (summation variant, compile-time
-/// formula dimension) and launches it in the direction of options.axis.
-template <class ExecSpace, class Call, class Reduction>
-void dispatch(const ExecSpace& space, const Call& call, const Reduction& reduction) {
+/// Calls f(red) with the reducer of `reduction` for the call: its summation variant (options.
+/// summation, for the reductions that sum) and the formula's compile-time output dimension.
+template <class Call, class Reduction, class F>
+void with_reducer(const Call& call, const Reduction& reduction, F&& f) {
   using T             = typename Call::scalar_type;
   constexpr int FD    = Call::formula_type::out_dim;
   const auto run_with = [&](auto summation_tag) {
     constexpr Summation S = decltype(summation_tag)::value;
-    const auto red        = make_reducer<Reduction, T, FD, S>(reduction, call.formula_dim);
-    if (call.options.axis == Axis::j) {
-      launch<true>(space, call, red);
-    } else {
-      launch<false>(space, call, red);
-    }
+    f(make_reducer<Reduction, T, FD, S>(reduction, call.formula_dim));
   };
   using Direct = std::integral_constant<Summation, Summation::direct>;
   using Block  = std::integral_constant<Summation, Summation::block_sum>;
@@ -95,6 +90,22 @@ void dispatch(const ExecSpace& space, const Call& call, const Reduction& reducti
   } else {
     run_with(Block{});  // the summation option does not change min/max arithmetic
   }
+}
+
+/// Runs the call with reducer `red` in the direction of options.axis.
+template <class ExecSpace, class Call, class Red>
+void launch_along_axis(const ExecSpace& space, const Call& call, const Red& red) {
+  if (call.options.axis == Axis::j) {
+    launch<true>(space, call, red);
+  } else {
+    launch<false>(space, call, red);
+  }
+}
+
+/// Runs a validated call: its reducer (with_reducer) in the direction of options.axis.
+template <class ExecSpace, class Call, class Reduction>
+void dispatch(const ExecSpace& space, const Call& call, const Reduction& reduction) {
+  with_reducer(call, reduction, [&](const auto& red) { launch_along_axis(space, call, red); });
 }
 
 }  // namespace Impl

@@ -5,6 +5,7 @@
 #   spack install tessera                  # Serial Kokkos
 #   spack install tessera +openmp          # Kokkos with OpenMP
 #   spack install tessera +cuda cuda_arch=90
+#   spack install tessera +mpi             # the distributed calls (Tessera::tessera_mpi)
 #
 # Every variant that is not a Kokkos backend maps to a CMake option of Tessera's
 # CMakeLists.txt; scripts/check-spack-variants.py (a CTest test) checks that it exists.
@@ -39,6 +40,11 @@ class Tessera(CMakePackage, CudaPackage):
         default=False,
         description="Find Kokkos Kernels: the fused sequences' unfused references and benchmarks",
     )
+    variant(
+        "mpi",
+        default=False,
+        description="Build the MPI layer: distributed Genred (Tessera::tessera_mpi)",
+    )
     variant("tests", default=False, description="Build the unit tests (GoogleTest)")
     variant("benchmarks", default=False, description="Build the benchmarks in perf/")
     variant("examples", default=False, description="Build the example programs")
@@ -59,6 +65,7 @@ class Tessera(CMakePackage, CudaPackage):
     depends_on("kokkos-kernels@3.4:", when="+kokkoskernels")
     depends_on("kokkos-kernels+cuda", when="+kokkoskernels+cuda")
     depends_on("kokkos-kernels+openmp", when="+kokkoskernels+openmp")
+    depends_on("mpi", when="+mpi")
     depends_on("googletest", type=("build", "link"), when="+tests")
     depends_on("benchmark", type=("build", "link"), when="+benchmarks")
 
@@ -67,6 +74,7 @@ class Tessera(CMakePackage, CudaPackage):
         args = [
             self.define("Kokkos_ROOT", kokkos.prefix),
             self.define_from_variant("TESSERA_ENABLE_KOKKOSKERNELS", "kokkoskernels"),
+            self.define_from_variant("TESSERA_ENABLE_MPI", "mpi"),
             self.define_from_variant("TESSERA_ENABLE_TESTS", "tests"),
             self.define_from_variant("TESSERA_ENABLE_BENCHMARKS", "benchmarks"),
             self.define_from_variant("TESSERA_ENABLE_EXAMPLES", "examples"),

@@ -1,0 +1,224 @@
+// tessera::mpi::genred: Genred over points distributed across the ranks of an MPI communicator,
+// each rank holding its slice of the i-rows and of the j-rows (as in ArborX's DistributedTree
+// and Cabana's communication plans: the caller passes the communicator; no state is kept).
+//
+//   // rank r holds x_r (its i-points, M_r x 3), y_r and b_r (its j-points and weights, N_r rows)
+//   tessera::mpi::genred(comm, space, tessera::Sum{}, tessera::GaussianKernel<3, 1>(sigma),
+//                        tessera::i_vars(x_r), tessera::j_vars(y_r, b_r), out_r);  // M_r x 1
+//
+// The whole i-range is the ranks' i-slices in rank order (rank 0's rows first), and likewise the
+// j-range. Each rank gets the rows of its own slice (its i-rows for Axis::j, its j-rows for
+// Axis::i) reduced over the whole reduced range: out_r equals rows [start_r, start_r + M_r) of a
+// single-rank genred on the gathered rows, with reduced indices (ArgMin, ArgKMin, ...) global,
+// ties broken by the smaller global index. Selections and indices are exactly those of the
+// single-rank call; sums differ by rounding (the slices' partial sums are added in another
+// order), and are bit-identical under Schedule::all_gather.
+//
+// Pre-conditions: every rank calls with the same communicator, reduction, formula, options and
+// parameter values (parameters are replicated, not checked value by value), and with Views that
+// satisfy genred.hpp's contract for its own slices; slices may be empty. k (KMin family) is
+// within the whole reduced range, and index types hold every global index.
+//
+// One collective check runs first (mpi/impl/agreement.hpp): each rank checks its own arguments
+// as genred.hpp does, then the ranks compare them (variable dimensions, batch extent, formula
+// dimension, k, options). Any violation throws the same exception on every rank
+// (std::invalid_argument naming the argument, and the rank when one rank's arguments are bad, or
+// the two ranks that disagree; std::length_error for extents), before any kernel or exchange.
+// A rank that cannot allocate its buffers makes every rank throw the same way. No hang.
+//
+// Schedules (DistributedOptions::schedule, impl/distributed_genred.hpp): the ring overlaps the
+// travel of the next slice with the kernels on the current one; the all-gather gathers every
+// reduced row on every rank, chosen automatically when they take at most all_gather_bytes.
+// Device memory goes to MPI directly when the MPI is GPU-aware (gpu_aware.hpp), else through
+// pinned host buffers.
+//
+// Cost per rank: M_r x N formula evaluations (N the whole reduced extent), the whole reduced
+// range received once (ring: in P - 1 messages, each overlapping a kernel). Memory per rank:
+// ring, two slices of the largest rank's reduced rows (twice more when staged) and two
+// accumulator rows per output row (reducers.hpp's accumulators, 2 D values for a block-summed
+// Sum, 2 k D for the KMin family); all-gather, the whole reduced range (twice when staged).
+// Synchronous: returns when the rank's outputs are written (MPI needs the host between the
+// steps), after waiting for the work queued on `space`; returns a DistributedReport
+// (distributed_report.hpp): the schedule that ran, the bytes received, the waits not hidden.
+#pragma once
+
+#include <tessera/core/errors.hpp>
+#include <tessera/core/tiling.hpp>
+#include <tessera/genred/genred.hpp>
+#include <tessera/mpi/distributed_options.hpp>
+#include <tessera/mpi/distributed_report.hpp>
+#include <tessera/mpi/gpu_aware.hpp>
+#include <tessera/mpi/impl/agreement.hpp>
+#include <tessera/mpi/impl/distributed_genred.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tessera {
+namespace mpi {
+namespace Impl {
+
+/// The facts every rank of a call must agree on: the variables' scalar type, rank and
+/// dimensions, the batch extent, the formula dimension, k and the options.
+template <class Call, class Reduction, class... P, class... I, class... J>
+std::vector<Fact> genred_facts(const std::optional<Call>& call, const Reduction& reduction,
+                               const Params<P...>& params, const IVars<I...>& i,
+                               const JVars<J...>& j, const DistributedOptions& options,
+                               std::size_t all_gather_bytes) {
+  using T = typename Call::scalar_type;
+  std::vector<Fact> facts;
+  const auto dims = [&](const char* pack, const auto& views) {
+    std::apply(
+        [&](const auto&... view) {
+          int v = 0;
+          ((facts.push_back({tessera::Impl::concat(pack, "[", v++, "] dimension"),
+                             static_cast<std::int64_t>(tessera::Impl::cols_of(view))})),
+           ...);
+        },
+        views);
+  };
+  facts.push_back({"the variables' scalar type (bytes)", static_cast<std::int64_t>(sizeof(T))});
+  dims("params", params.views);
+  dims("i_vars", i.views);
+  dims("j_vars", j.views);
+  facts.push_back({"the batch extent", static_cast<std::int64_t>(call->shape.batch)});
+  facts.push_back({"the formula's output dimension", call->formula_dim});
+  facts.push_back({"k", tessera::Impl::reduction_k(reduction)});
+  const GenredOptions& g = options.genred;
+  facts.push_back({"options.genred.axis", static_cast<std::int64_t>(g.axis)});
+  facts.push_back({"options.genred.summation", static_cast<std::int64_t>(g.summation)});
+  facts.push_back({"options.genred.scheme", static_cast<std::int64_t>(g.scheme)});
+  facts.push_back({"options.genred.implementation", static_cast<std::int64_t>(g.implementation)});
+  facts.push_back({"options.schedule", static_cast<std::int64_t>(options.schedule)});
+  facts.push_back(
+      {"the all-gather threshold (bytes)", static_cast<std::int64_t>(all_gather_bytes)});
+  return facts;
+}
+
+/// How many facts genred_facts gives for a formula.
+template <class Formula>
+constexpr std::size_t genred_facts_count() {
+  return 10 + Formula::param_dims::count + Formula::i_dims::count + Formula::j_dims::count;
+}
+
+/// The rank's arguments checked as a slice (genred.hpp's validated_call) and the distributed
+/// options in range; throws what a single-rank call would.
+template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
+          class Output>
+auto checked_slice(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
+                   const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
+                   const Output& out, const DistributedOptions& options) {
+  using tessera::Impl::require;
+  require(options.schedule == Schedule::automatic || options.schedule == Schedule::ring ||
+              options.schedule == Schedule::all_gather,
+          "mpi::genred", "options.schedule is not a Schedule (got ",
+          static_cast<int>(options.schedule), ")");
+  require(options.gpu_aware == GpuAwareMpi::automatic || options.gpu_aware == GpuAwareMpi::yes ||
+              options.gpu_aware == GpuAwareMpi::no,
+          "mpi::genred", "options.gpu_aware is not a GpuAwareMpi (got ",
+          static_cast<int>(options.gpu_aware), ")");
+  return tessera::Impl::validated_call(space, reduction, formula, params, i, j, out, options.genred,
+                                       tessera::Impl::NoSparsity{},
+                                       tessera::Impl::ReducedRange::slice);
+}
+
+}  // namespace Impl
+
+/// Distributed genred: this rank's output rows reduced over every rank's reduced rows; see the
+/// file comment for the distribution, the checks and the costs. Collective over `comm`. Returns
+/// the rank's account of the call (schedule, bytes received, exposed waits).
+template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
+          class Output>
+DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction& reduction,
+                         const Formula& formula, const Params<P...>& params, const IVars<I...>& i,
+                         const JVars<J...>& j, const Output& out,
+                         const DistributedOptions& options = {}) {
+  using Call = decltype(Impl::checked_slice(space, reduction, formula, params, i, j, out, options));
+  using T    = typename Call::scalar_type;
+  const auto start = std::chrono::steady_clock::now();
+  DistributedReport report;
+  const std::size_t all_gather_bytes = options.all_gather_bytes > 0
+                                           ? options.all_gather_bytes
+                                           : tessera::Impl::Tuning<ExecSpace>::mpi_all_gather_bytes;
+  std::optional<Call> call;
+  Impl::LocalVerdict verdict;
+  std::vector<Impl::Fact> facts;
+  std::vector<std::int64_t> own{0, 0};  // output rows, reduced rows
+  try {
+    call.emplace(Impl::checked_slice(space, reduction, formula, params, i, j, out, options));
+    facts = Impl::genred_facts(call, reduction, params, i, j, options, all_gather_bytes);
+    const bool axis_j = options.genred.axis == Axis::j;
+    own               = {static_cast<std::int64_t>(axis_j ? call->shape.m : call->shape.n),
+                         static_cast<std::int64_t>(axis_j ? call->shape.n : call->shape.m)};
+  } catch (...) {
+    verdict = Impl::LocalVerdict::from_current_exception();
+  }
+  // Every rank passes as many facts: a failed rank pads with zeros (its verdict is reported).
+  facts.resize(Impl::genred_facts_count<Formula>(), {"", 0});
+  const std::vector<std::int64_t> rows = Impl::agree(comm, "mpi::genred", verdict, facts, own);
+
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  Impl::SliceMap map;
+  std::size_t total = 0;
+  for (int r = 0; r < size; ++r) {
+    const auto reduced = static_cast<std::size_t>(rows[2 * r + 1]);
+    map.start.push_back(static_cast<int>(std::min<std::size_t>(total, INT_MAX)));
+    map.rows.push_back(static_cast<int>(reduced));
+    map.max_rows = std::max(map.max_rows, map.rows.back());
+    total += reduced;
+  }
+  tessera::Impl::require_int_extent("mpi::genred", "the whole reduced range", total);
+  map.total = static_cast<int>(total);
+  tessera::Impl::check_reduced_extent<Reduction, typename Call::index_type>(
+      reduction, total, tessera::Impl::indices_name<Reduction>());
+
+  space.fence();    // the caller's work on `space` may still write the variables
+  if (size == 1) {  // no exchange; errors found by the launch as on more ranks
+    Impl::DeferredVerdict kernels;
+    kernels.run([&] { tessera::Impl::dispatch(space, *call, reduction); });
+    space.fence();
+    kernels.agree_all(comm, "mpi::genred");
+    report.schedule = Schedule::all_gather;
+    report.steps    = 1;
+    report.seconds  = Impl::seconds_since(start);
+    return report;
+  }
+  using Memory              = typename ExecSpace::memory_space;
+  constexpr bool host_reads = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible;
+  const bool gpu_aware      = options.gpu_aware == GpuAwareMpi::yes ||
+                         (options.gpu_aware == GpuAwareMpi::automatic && gpu_aware_mpi());
+  const std::size_t row_bytes =
+      call->shape.batch * sizeof(T) *
+      (options.genred.axis == Axis::j ? call->jvars.runtime_width : call->ivars.runtime_width);
+  Impl::ExchangePlan plan;
+  plan.all_gather =
+      options.schedule == Schedule::all_gather ||
+      (options.schedule == Schedule::automatic && total * row_bytes <= all_gather_bytes);
+  plan.staged = !host_reads && !gpu_aware;
+  Impl::run_distributed(comm, space, *call, reduction, map, plan, rank, size, report);
+  report.seconds = Impl::seconds_since(start);
+  return report;
+}
+
+/// Distributed genred without parameter variables.
+template <class ExecSpace, class Reduction, class Formula, class... I, class... J, class Output,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction& reduction,
+                         const Formula& formula, const IVars<I...>& i, const JVars<J...>& j,
+                         const Output& out, const DistributedOptions& options = {}) {
+  return genred(comm, space, reduction, formula, Params<>{}, i, j, out, options);
+}
+
+}  // namespace mpi
+}  // namespace tessera
