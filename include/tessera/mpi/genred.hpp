@@ -45,10 +45,12 @@
 #include <tessera/core/errors.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/genred/genred.hpp>
+#include <tessera/mpi/block_sparse.hpp>
 #include <tessera/mpi/distributed_options.hpp>
 #include <tessera/mpi/distributed_report.hpp>
 #include <tessera/mpi/gpu_aware.hpp>
 #include <tessera/mpi/impl/agreement.hpp>
+#include <tessera/mpi/impl/block_sparse_genred.hpp>
 #include <tessera/mpi/impl/distributed_genred.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -133,45 +135,51 @@ auto checked_slice(const ExecSpace& space, const Reduction& reduction, const For
 
 }  // namespace Impl
 
-/// Distributed genred: this rank's output rows reduced over every rank's reduced rows; see the
-/// file comment for the distribution, the checks and the costs. Collective over `comm`. Returns
-/// the rank's account of the call (schedule, bytes received, exposed waits).
+namespace Impl {
+
+/// A distributed call past its collective check: the rank's validated call and where every
+/// rank's reduced rows lie.
+template <class Call>
+struct CheckedDistributed {
+  Call call;
+  SliceMap map;
+  int rank = 0, size = 1;
+};
+
+/// The collective check of a distributed genred (file comment): the rank's slice checked as a
+/// single-rank call (checked_slice), plus `extra(call)` (a pattern's checks), then the ranks'
+/// facts agreed and the whole reduced range's extents checked on every rank alike.
 template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
-          class Output>
-DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction& reduction,
+          class Output, class Extra>
+auto checked_distributed(MPI_Comm comm, const ExecSpace& space, const Reduction& reduction,
                          const Formula& formula, const Params<P...>& params, const IVars<I...>& i,
-                         const JVars<J...>& j, const Output& out,
-                         const DistributedOptions& options = {}) {
-  using Call = decltype(Impl::checked_slice(space, reduction, formula, params, i, j, out, options));
-  using T    = typename Call::scalar_type;
-  const auto start = std::chrono::steady_clock::now();
-  DistributedReport report;
-  const std::size_t all_gather_bytes = options.all_gather_bytes > 0
-                                           ? options.all_gather_bytes
-                                           : tessera::Impl::Tuning<ExecSpace>::mpi_all_gather_bytes;
+                         const JVars<J...>& j, const Output& out, const DistributedOptions& options,
+                         std::size_t all_gather_bytes, const Extra& extra) {
+  using Call = decltype(checked_slice(space, reduction, formula, params, i, j, out, options));
   std::optional<Call> call;
-  Impl::LocalVerdict verdict;
-  std::vector<Impl::Fact> facts;
+  LocalVerdict verdict;
+  std::vector<Fact> facts;
   std::vector<std::int64_t> own{0, 0};  // output rows, reduced rows
   try {
-    call.emplace(Impl::checked_slice(space, reduction, formula, params, i, j, out, options));
-    facts = Impl::genred_facts(call, reduction, params, i, j, options, all_gather_bytes);
+    call.emplace(checked_slice(space, reduction, formula, params, i, j, out, options));
+    extra(*call);
+    facts             = genred_facts(call, reduction, params, i, j, options, all_gather_bytes);
     const bool axis_j = options.genred.axis == Axis::j;
     own               = {static_cast<std::int64_t>(axis_j ? call->shape.m : call->shape.n),
                          static_cast<std::int64_t>(axis_j ? call->shape.n : call->shape.m)};
   } catch (...) {
-    verdict = Impl::LocalVerdict::from_current_exception();
+    verdict = LocalVerdict::from_current_exception();
   }
   // Every rank passes as many facts: a failed rank pads with zeros (its verdict is reported).
-  facts.resize(Impl::genred_facts_count<Formula>(), {"", 0});
-  const std::vector<std::int64_t> rows = Impl::agree(comm, "mpi::genred", verdict, facts, own);
+  facts.resize(genred_facts_count<Formula>(), {"", 0});
+  const std::vector<std::int64_t> rows = agree(comm, "mpi::genred", verdict, facts, own);
 
-  int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  Impl::SliceMap map;
+  CheckedDistributed<Call> checked{*call, {}, 0, 1};
+  MPI_Comm_rank(comm, &checked.rank);
+  MPI_Comm_size(comm, &checked.size);
+  SliceMap& map     = checked.map;
   std::size_t total = 0;
-  for (int r = 0; r < size; ++r) {
+  for (int r = 0; r < checked.size; ++r) {
     const auto reduced = static_cast<std::size_t>(rows[2 * r + 1]);
     map.start.push_back(static_cast<int>(std::min<std::size_t>(total, INT_MAX)));
     map.rows.push_back(static_cast<int>(reduced));
@@ -182,11 +190,43 @@ DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction&
   map.total = static_cast<int>(total);
   tessera::Impl::check_reduced_extent<Reduction, typename Call::index_type>(
       reduction, total, tessera::Impl::indices_name<Reduction>());
+  space.fence();  // the caller's work on `space` may still write the variables
+  return checked;
+}
 
-  space.fence();    // the caller's work on `space` may still write the variables
-  if (size == 1) {  // no exchange; errors found by the launch as on more ranks
+/// Whether device memory goes to MPI through pinned host buffers.
+template <class ExecSpace>
+bool staged_exchange(const DistributedOptions& options) {
+  using Memory              = typename ExecSpace::memory_space;
+  constexpr bool host_reads = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible;
+  const bool gpu_aware      = options.gpu_aware == GpuAwareMpi::yes ||
+                         (options.gpu_aware == GpuAwareMpi::automatic && gpu_aware_mpi());
+  return !host_reads && !gpu_aware;
+}
+
+}  // namespace Impl
+
+/// Distributed genred: this rank's output rows reduced over every rank's reduced rows; see the
+/// file comment for the distribution, the checks and the costs. Collective over `comm`. Returns
+/// the rank's account of the call (schedule, bytes received, exposed waits).
+template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
+          class Output>
+DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction& reduction,
+                         const Formula& formula, const Params<P...>& params, const IVars<I...>& i,
+                         const JVars<J...>& j, const Output& out,
+                         const DistributedOptions& options = {}) {
+  const auto start = std::chrono::steady_clock::now();
+  DistributedReport report;
+  const std::size_t all_gather_bytes = options.all_gather_bytes > 0
+                                           ? options.all_gather_bytes
+                                           : tessera::Impl::Tuning<ExecSpace>::mpi_all_gather_bytes;
+  const auto checked = Impl::checked_distributed(comm, space, reduction, formula, params, i, j, out,
+                                                 options, all_gather_bytes, [](const auto&) {});
+  const auto& call   = checked.call;
+  using T            = typename std::decay_t<decltype(call)>::scalar_type;
+  if (checked.size == 1) {  // no exchange; errors found by the launch as on more ranks
     Impl::DeferredVerdict kernels;
-    kernels.run([&] { tessera::Impl::dispatch(space, *call, reduction); });
+    kernels.run([&] { tessera::Impl::dispatch(space, call, reduction); });
     space.fence();
     kernels.agree_all(comm, "mpi::genred");
     report.schedule = Schedule::all_gather;
@@ -194,21 +234,68 @@ DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction&
     report.seconds  = Impl::seconds_since(start);
     return report;
   }
-  using Memory              = typename ExecSpace::memory_space;
-  constexpr bool host_reads = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible;
-  const bool gpu_aware      = options.gpu_aware == GpuAwareMpi::yes ||
-                         (options.gpu_aware == GpuAwareMpi::automatic && gpu_aware_mpi());
   const std::size_t row_bytes =
-      call->shape.batch * sizeof(T) *
-      (options.genred.axis == Axis::j ? call->jvars.runtime_width : call->ivars.runtime_width);
+      call.shape.batch * sizeof(T) *
+      (options.genred.axis == Axis::j ? call.jvars.runtime_width : call.ivars.runtime_width);
   Impl::ExchangePlan plan;
-  plan.all_gather =
-      options.schedule == Schedule::all_gather ||
-      (options.schedule == Schedule::automatic && total * row_bytes <= all_gather_bytes);
-  plan.staged = !host_reads && !gpu_aware;
-  Impl::run_distributed(comm, space, *call, reduction, map, plan, rank, size, report);
+  plan.all_gather = options.schedule == Schedule::all_gather ||
+                    (options.schedule == Schedule::automatic &&
+                     static_cast<std::size_t>(checked.map.total) * row_bytes <= all_gather_bytes);
+  plan.staged = Impl::staged_exchange<ExecSpace>(options);
+  Impl::run_distributed(comm, space, call, reduction, checked.map, plan, checked.rank, checked.size,
+                        report);
   report.seconds = Impl::seconds_since(start);
   return report;
+}
+
+/// Distributed block-sparse genred (Axis::j): this rank's sorted i-rows reduced over the pairs
+/// that `pattern` (mpi/block_sparse.hpp's block_sparse_from_cutoff) keeps among every rank's
+/// sorted j-rows. Only the j-clusters the pattern asks for travel (one MPI_Alltoallv of packed
+/// rows); then one block-sparse call runs on the assembled rows. i_vars and j_vars are the
+/// rank's clouds as the pattern sorted them (and Views permuted alike); reduced indices refer to
+/// the whole sorted j-range (the ranks' sorted j-rows in rank order). Checks as the dense call,
+/// plus: the pattern was built for these slices (its M and local rows), Axis::j, and not
+/// Scheme::tiled_2d. Memory: the rank's rows that others ask for and its assembled rows, packed
+/// (twice when staged), and an int copy of the indices for index-writing reductions.
+template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
+          class Output, class MemorySpace>
+DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction& reduction,
+                         const Formula& formula, const Params<P...>& params, const IVars<I...>& i,
+                         const JVars<J...>& j, const Output& out,
+                         const DistributedBlockSparsity<MemorySpace>& pattern,
+                         const DistributedOptions& options = {}) {
+  const auto start = std::chrono::steady_clock::now();
+  DistributedReport report;
+  const auto checked = Impl::checked_distributed(
+      comm, space, reduction, formula, params, i, j, out, options, std::size_t{0},
+      [&](const auto& call) {
+        using tessera::Impl::require;
+        require(options.genred.axis == Axis::j, "mpi::genred",
+                "a block-sparse distributed call reduces over j (options.genred.axis = Axis::j)");
+        require(options.genred.scheme != Scheme::tiled_2d, "mpi::genred",
+                "block-sparse reductions run the 1D scheme: Scheme::tiled_2d is not available "
+                "with a pattern");
+        require(static_cast<std::size_t>(pattern.ranges.m()) == call.shape.m, "mpi::genred",
+                "pattern.ranges M (got ", pattern.ranges.m(), ", expected ", call.shape.m,
+                ", the rank's i rows)");
+        require(static_cast<std::size_t>(pattern.local_rows) == call.shape.n, "mpi::genred",
+                "pattern.local_rows (got ", pattern.local_rows, ", expected ", call.shape.n,
+                ", the rank's j rows)");
+      });
+  report.staged = Impl::staged_exchange<ExecSpace>(options);
+  Impl::run_block_sparse(comm, space, checked.call, reduction, pattern, report);
+  report.seconds = Impl::seconds_since(start);
+  return report;
+}
+
+/// Distributed block-sparse genred without parameter variables.
+template <class ExecSpace, class Reduction, class Formula, class... I, class... J, class Output,
+          class MemorySpace, class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction& reduction,
+                         const Formula& formula, const IVars<I...>& i, const JVars<J...>& j,
+                         const Output& out, const DistributedBlockSparsity<MemorySpace>& pattern,
+                         const DistributedOptions& options = {}) {
+  return genred(comm, space, reduction, formula, Params<>{}, i, j, out, pattern, options);
 }
 
 /// Distributed genred without parameter variables.

@@ -43,36 +43,41 @@ class PackedRowType {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
 };
 
-/// Packs rows [0, rows) of a variable group of `batch` entries into `dst`: element (r, b, w) at
-/// (r * batch + b) * width + w, w running over the group's packed row (VarGroup offsets).
+/// Packs rows of a variable group of `batch` entries into `dst`: packed row r is the group's
+/// row r, or row list[r] when a list is given; element (r, b, w) at (r * batch + b) * width + w,
+/// w running over the group's packed row (VarGroup offsets).
 template <class T, class Group>
 struct PackRows {
   Group group;
   T* dst;
   int batch;
   int width;
+  const int* list;  ///< nullptr: rows in order
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
-    const std::int64_t r = p / batch;
-    const int b          = static_cast<int>(p - r * batch);
-    T* out               = dst + p * width;
+    const std::int64_t r   = p / batch;
+    const int b            = static_cast<int>(p - r * batch);
+    const std::int64_t row = list != nullptr ? list[r] : r;
+    T* out                 = dst + p * width;
     for (int v = 0; v < Group::count; ++v) {
       const auto& var = group.vars[v];
-      const T* in     = var.data + b * var.sb + r * var.sr;
+      const T* in     = var.data + b * var.sb + row * var.sr;
       for (int c = 0; c < var.dim; ++c)
         out[group.offsets[v] + c] = in[c * var.sc];
     }
   }
 };
 
-/// Queues the packing of the group's first `rows` rows into dst (PackRows) on `space`.
+/// Queues the packing of `rows` rows of the group (its first ones, or those of `list`) into dst
+/// (PackRows) on `space`.
 template <class ExecSpace, class T, class Group>
-void pack_rows(const ExecSpace& space, const Group& group, int rows, int batch, T* dst) {
+void pack_rows(const ExecSpace& space, const Group& group, int rows, int batch, T* dst,
+               const int* list = nullptr) {
   if (rows == 0 || batch == 0) return;
   Kokkos::parallel_for("tessera::mpi::pack_reduced_rows",
                        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
                            space, 0, static_cast<std::int64_t>(rows) * batch),
-                       PackRows<T, Group>{group, dst, batch, group.runtime_width});
+                       PackRows<T, Group>{group, dst, batch, group.runtime_width, list});
 }
 
 /// The group reading packed rows at `data` (PackRows' layout) instead of the caller's Views.

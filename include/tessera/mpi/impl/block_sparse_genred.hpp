@@ -1,0 +1,148 @@
+// The exchange and the call of a distributed block-sparse genred (mpi/genred.hpp): every rank
+// packs the sorted j-rows the others asked for (the pattern's send lists, mpi/block_sparse.hpp),
+// one MPI_Alltoallv assembles each rank's j-rows (in global order: rank by rank, each rank's
+// kept clusters in its sorted order), one block-sparse call reduces the rank's i-rows over them,
+// and for index-writing reductions a kernel maps assembled indices to the whole sorted j-range.
+// Assembled order follows global order, so ties go to the smaller global index as in one call.
+#pragma once
+
+#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/genred/genred.hpp>
+#include <tessera/genred/impl/dispatch.hpp>
+#include <tessera/genred/impl/genred_call.hpp>
+#include <tessera/genred/impl/output_access.hpp>
+#include <tessera/genred/variables.hpp>
+#include <tessera/mpi/block_sparse.hpp>
+#include <tessera/mpi/distributed_report.hpp>
+#include <tessera/mpi/impl/agreement.hpp>
+#include <tessera/mpi/impl/distributed_genred.hpp>
+#include <tessera/mpi/impl/reduced_slices.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace tessera {
+namespace mpi {
+namespace Impl {
+
+/// Writes the indices of assembled rows as rows of the whole sorted j-range.
+template <class T, class Index>
+struct GlobalIndices {
+  const int* assembled;  ///< (batch, rows, cols) LayoutRight, the call's indices
+  const int* global;     ///< assembled row -> whole-range row
+  tessera::Impl::OutputAccess<T, Index> out;
+  int rows, cols;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
+    const int b = static_cast<int>(p / rows), r = static_cast<int>(p % rows);
+    const auto row = out.row(b, r);
+    for (int c = 0; c < cols; ++c) {
+      const int j = assembled[p * cols + c];
+      row.index(c, j < 0 ? -1 : global[j]);
+    }
+  }
+};
+
+/// Exchanges the asked-for j-rows and runs the rank's block-sparse call (file comment); fences
+/// on return. The collective check has passed.
+template <class ExecSpace, class Call, class Reduction, class MemorySpace>
+void run_block_sparse(MPI_Comm comm, const ExecSpace& space, const Call& call,
+                      const Reduction& reduction,
+                      const DistributedBlockSparsity<MemorySpace>& pattern,
+                      DistributedReport& report) {
+  using T               = typename Call::scalar_type;
+  using Index           = typename Call::index_type;
+  using Memory          = typename ExecSpace::memory_space;
+  using Facts           = tessera::Impl::ReductionFacts<Reduction>;
+  using PinnedHost      = tessera::Impl::PinnedHostSpace;
+  const int batch       = static_cast<int>(call.shape.batch);
+  const int rows        = static_cast<int>(call.shape.m);
+  const std::size_t row = static_cast<std::size_t>(batch) * call.jvars.runtime_width;
+  const int sent        = static_cast<int>(pattern.send_rows.extent(0));
+  const int assembled   = pattern.assembled_rows();
+  const bool staged     = report.staged;
+  const int cols =
+      Facts::writes_indices
+          ? static_cast<int>(call.outputs.indices.extent(decltype(call.outputs.indices)::rank - 1))
+          : 0;
+
+  Kokkos::View<T*, Memory> send, recv;
+  Kokkos::View<T*, PinnedHost> send_host, recv_host;
+  Kokkos::View<int***, Kokkos::LayoutRight, Memory> indices;
+  LocalVerdict verdict;
+  try {
+    const auto alloc = [](const char* label, std::size_t n, auto& view) {
+      using View = std::decay_t<decltype(view)>;
+      view       = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
+    };
+    alloc("tessera::mpi::genred::sent_rows", row * sent, send);
+    alloc("tessera::mpi::genred::assembled_rows", row * assembled, recv);
+    if (staged) {
+      alloc("tessera::mpi::genred::staged_sent_rows", row * sent, send_host);
+      alloc("tessera::mpi::genred::staged_assembled_rows", row * assembled, recv_host);
+    }
+    if constexpr (Facts::writes_indices) {
+      indices = decltype(indices)(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                     std::string("tessera::mpi::genred::indices")),
+                                  batch, rows, cols);
+    }
+  } catch (...) {
+    verdict = LocalVerdict::from_current_exception();
+  }
+  agree(comm, "mpi::genred", verdict, {}, {});
+
+  const PackedRowType type(mpi_scalar<T>(), static_cast<int>(row));
+  pack_rows(space, call.jvars, sent, batch, send.data(), pattern.send_rows.data());
+  if (staged) copy_range(space, send_host, send, 0, row * sent);
+  space.fence();
+  const auto exchange = std::chrono::steady_clock::now();
+  check_mpi(MPI_Alltoallv(staged ? send_host.data() : send.data(), pattern.send_counts.data(),
+                          pattern.send_offsets.data(), type.get(),
+                          staged ? recv_host.data() : recv.data(), pattern.recv_counts.data(),
+                          pattern.recv_offsets.data(), type.get(), comm),
+            "MPI_Alltoallv");
+  report.exposed_exchange_seconds = seconds_since(exchange);
+  report.steps                    = 1;
+  report.bytes_received           = sizeof(T) * row * static_cast<std::size_t>(assembled);
+  if (staged) copy_range(space, recv, recv_host, 0, row * assembled);
+
+  DeferredVerdict kernels;
+  kernels.run([&] {
+    using UserOuts = std::decay_t<decltype(call.outputs)>;
+    using Outs     = tessera::Outputs<typename UserOuts::values_type,
+                                  std::conditional_t<Facts::writes_indices, decltype(indices),
+                                                     typename UserOuts::indices_type>>;
+    Outs outs{call.outputs.values, {}};
+    if constexpr (Facts::writes_indices) {
+      outs.indices = indices;
+    } else {
+      outs.indices = call.outputs.indices;
+    }
+    using Sparse =
+        tessera::Impl::GenredCall<T, int, typename Call::formula_type, decltype(call.params),
+                                  decltype(call.ivars), decltype(call.jvars), Outs,
+                                  BlockSparseRanges<MemorySpace>>;
+    Sparse sparse{call.options, call.shape, call.formula, call.formula_dim, call.params,
+                  call.ivars,   call.jvars, outs,         pattern.ranges};
+    sparse = with_reduced_rows<true>(sparse, recv.data(), assembled);
+    tessera::Impl::dispatch(space, sparse, reduction);
+    if constexpr (Facts::writes_indices) {
+      Kokkos::parallel_for("tessera::mpi::genred::global_indices",
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                               space, 0, static_cast<std::int64_t>(batch) * rows),
+                           GlobalIndices<T, Index>{
+                               indices.data(), pattern.global_rows.data(),
+                               tessera::Impl::output_access<T, Index>(call.outputs), rows, cols});
+    }
+  });
+  space.fence();  // the assembled rows are freed on return
+  kernels.agree_all(comm, "mpi::genred");
+}
+
+}  // namespace Impl
+}  // namespace mpi
+}  // namespace tessera
