@@ -47,8 +47,10 @@ struct DistributedBlockSparsity {
   int local_rows = 0;  ///< the rank's j-rows (the pattern is for a j-slice of this size)
   /// The rank's sorted j-rows every rank asked for, destination after destination.
   Kokkos::View<int*, MemorySpace> send_rows;
-  std::vector<int> send_counts, send_offsets;  ///< per destination rank, in rows
-  std::vector<int> recv_counts, recv_offsets;  ///< per source rank: rows, first assembled row
+  std::vector<int> send_counts;   ///< rows sent to each rank
+  std::vector<int> send_offsets;  ///< each rank's first entry of send_rows
+  std::vector<int> recv_counts;   ///< rows received from each rank
+  std::vector<int> recv_offsets;  ///< each rank's first assembled row
   /// Assembled j-row -> its row in the whole sorted j-range (the ranks' sorted rows in rank order).
   Kokkos::View<int*, MemorySpace> global_rows;
   /// The reduced rows of the rank's calls: the j-rows it assembles from every rank.
