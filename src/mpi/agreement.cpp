@@ -33,12 +33,16 @@ void check_mpi(int rc, const char* what) {
   throw std::runtime_error(concat("tessera::mpi: ", what, " failed: ", std::string(text, length)));
 }
 
-std::vector<std::int64_t> agree(MPI_Comm comm, const char* function, const LocalVerdict& verdict,
-                                const std::vector<Fact>& facts,
-                                const std::vector<std::int64_t>& own_values) {
+void require_communicator(MPI_Comm comm, const char* function) {
   if (comm == MPI_COMM_NULL) {
     throw std::invalid_argument(concat("tessera::", function, ": comm is MPI_COMM_NULL"));
   }
+}
+
+std::vector<std::int64_t> agree(MPI_Comm comm, const char* function, const LocalVerdict& verdict,
+                                const std::vector<Fact>& facts,
+                                const std::vector<std::int64_t>& own_values) {
+  require_communicator(comm, function);
   int rank = 0, size = 0;
   check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");

@@ -24,6 +24,26 @@
 #include <typeinfo>
 #include <vector>
 
+/// X(Name, Reduction, ctor) for each of the 13 reductions, constructed as tessera::Reduction ctor
+/// (k = 3, 4 and 2 for the KMin family): the typed tests that run every reduction through one
+/// check are one line, TESSERA_FOR_EACH_REDUCTION(X).
+// clang-format off
+#define TESSERA_FOR_EACH_REDUCTION(X)           \
+  X(Sum, Sum, {})                               \
+  X(Min, Min, {})                               \
+  X(Max, Max, {})                               \
+  X(ArgMin, ArgMin, {})                         \
+  X(ArgMax, ArgMax, {})                         \
+  X(MinArgMin, MinArgMin, {})                   \
+  X(MaxArgMax, MaxArgMax, {})                   \
+  X(KMin, KMin, {3})                            \
+  X(ArgKMin, ArgKMin, {4})                      \
+  X(KMinArgKMin, KMinArgKMin, {2})              \
+  X(LogSumExp, LogSumExp, {})                   \
+  X(LogSumExpWeighted, LogSumExpWeighted, {})   \
+  X(SumSoftMaxWeight, SumSoftMaxWeight, {})
+// clang-format on
+
 namespace tessera_test {
 
 /// The kernel the genred tests ask for: TESSERA_TEST_IMPLEMENTATION=portable runs the portable

@@ -121,26 +121,12 @@ void check_random_patterns(const Reduction& reduction) {
   }
 }
 
-#define TESSERA_SPARSE_REDUCTION_TEST(Name, ...)                    \
-  TYPED_TEST(GenredBlockSparse, Name) {                             \
-    check_random_patterns<TypeParam, float>(tessera::__VA_ARGS__);  \
-    check_random_patterns<TypeParam, double>(tessera::__VA_ARGS__); \
+#define TESSERA_SPARSE_REDUCTION_TEST(Name, Reduction, ctor)           \
+  TYPED_TEST(GenredBlockSparse, Name) {                                \
+    check_random_patterns<TypeParam, float>(tessera::Reduction ctor);  \
+    check_random_patterns<TypeParam, double>(tessera::Reduction ctor); \
   }
-
-TESSERA_SPARSE_REDUCTION_TEST(Sum, Sum{})
-TESSERA_SPARSE_REDUCTION_TEST(Min, Min{})
-TESSERA_SPARSE_REDUCTION_TEST(Max, Max{})
-TESSERA_SPARSE_REDUCTION_TEST(ArgMin, ArgMin{})
-TESSERA_SPARSE_REDUCTION_TEST(ArgMax, ArgMax{})
-TESSERA_SPARSE_REDUCTION_TEST(MinArgMin, MinArgMin{})
-TESSERA_SPARSE_REDUCTION_TEST(MaxArgMax, MaxArgMax{})
-TESSERA_SPARSE_REDUCTION_TEST(KMin, KMin{3})
-TESSERA_SPARSE_REDUCTION_TEST(ArgKMin, ArgKMin{4})
-TESSERA_SPARSE_REDUCTION_TEST(KMinArgKMin, KMinArgKMin{2})
-TESSERA_SPARSE_REDUCTION_TEST(LogSumExp, LogSumExp{})
-TESSERA_SPARSE_REDUCTION_TEST(LogSumExpWeighted, LogSumExpWeighted{})
-TESSERA_SPARSE_REDUCTION_TEST(SumSoftMaxWeight, SumSoftMaxWeight{})
-
+TESSERA_FOR_EACH_REDUCTION(TESSERA_SPARSE_REDUCTION_TEST)
 #undef TESSERA_SPARSE_REDUCTION_TEST
 
 // A staged formula (rows staged into the tiles by stage_i / stage_j) through the packed ranges.

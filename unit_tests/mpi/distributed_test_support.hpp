@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -26,6 +28,30 @@ inline int mpi_size(MPI_Comm comm = MPI_COMM_WORLD) {
   int s = 0;
   MPI_Comm_size(comm, &s);
   return s;
+}
+
+/// Expects call() to throw Exception on every rank, with a message containing every part and
+/// equal to rank 0's.
+template <class Exception, class Call>
+void expect_rejected_everywhere(Call&& call, const std::vector<std::string>& parts) {
+  std::string message;
+  try {
+    call();
+    ADD_FAILURE() << "no exception; expected one mentioning \"" << parts.front() << "\"";
+  } catch (const Exception& e) {
+    message = e.what();
+    for (const std::string& part : parts) {
+      EXPECT_NE(message.find(part), std::string::npos)
+          << "message \"" << message << "\" lacks \"" << part << "\"";
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type " << typeid(e).name() << ": " << e.what();
+  }
+  int length = static_cast<int>(message.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string first = mpi_rank() == 0 ? message : std::string(length, ' ');
+  MPI_Bcast(first.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  EXPECT_EQ(message, first) << "rank " << mpi_rank() << " threw another message than rank 0";
 }
 
 /// How rows are dealt over the ranks.

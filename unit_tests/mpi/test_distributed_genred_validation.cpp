@@ -1,7 +1,7 @@
 // tessera::mpi::genred rejects bad input on every rank with the same exception, before any
 // exchange, and never hangs: a rank with a bad View, ranks that disagree on a dimension or an
-// option, k beyond the whole reduced range, index types too small for the global indices. Also
-// the whole reduced range empty.
+// option, an option out of range, a null communicator, k beyond the whole reduced range, index
+// types too small for the global indices. Also the whole reduced range empty.
 #include "mpi/distributed_test_support.hpp"
 
 #include <tessera/genred/builtin_formulas.hpp>
@@ -15,30 +15,6 @@ using namespace tessera_test;
 using Space  = Kokkos::DefaultExecutionSpace;
 using Memory = Space::memory_space;
 using View2  = Kokkos::View<float**, Kokkos::LayoutRight, Memory>;
-
-/// Expects call() to throw Exception on every rank, with a message containing every part and
-/// equal to rank 0's.
-template <class Exception, class Call>
-void expect_rejected_everywhere(Call&& call, const std::vector<std::string>& parts) {
-  std::string message;
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected one mentioning \"" << parts.front() << "\"";
-  } catch (const Exception& e) {
-    message = e.what();
-    for (const std::string& part : parts) {
-      EXPECT_NE(message.find(part), std::string::npos)
-          << "message \"" << message << "\" lacks \"" << part << "\"";
-    }
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type " << typeid(e).name() << ": " << e.what();
-  }
-  int length = static_cast<int>(message.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::string first = mpi_rank() == 0 ? message : std::string(length, ' ');
-  MPI_Bcast(first.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  EXPECT_EQ(message, first) << "rank " << mpi_rank() << " threw another message than rank 0";
-}
 
 /// Random points, rows x dim.
 View2 points(const std::string& label, int rows, int dim, unsigned seed) {
@@ -113,6 +89,29 @@ TEST(DistributedGenredValidation, RanksThatDisagreeOnAnOptionAllThrow) {
                              tessera::i_vars(x), tessera::j_vars(y), out, options);
       },
       {"rank 0 of", "options.schedule is not a Schedule (got 7)"});
+}
+
+// An option out of range on one rank, and a null communicator (on every rank: each finds it on
+// its own, with no one to agree with).
+TEST(DistributedGenredValidation, OptionsOutOfRangeAndANullCommunicator) {
+  const int size = mpi_size(), rank = mpi_rank();
+  const View2 x = points("x", 5, 3, 1), y = points("y", 7, 3, 2);
+  View2 out("out", 5, 1);
+  tessera::mpi::DistributedOptions options;
+  if (rank == size - 1) options.gpu_aware = static_cast<tessera::mpi::GpuAwareMpi>(9);
+  expect_rejected_everywhere<std::invalid_argument>(
+      [&] {
+        tessera::mpi::genred(MPI_COMM_WORLD, Space(), tessera::Sum{}, tessera::SquaredDistance<3>{},
+                             tessera::i_vars(x), tessera::j_vars(y), out, options);
+      },
+      {"rank " + std::to_string(size - 1) + " of",
+       "options.gpu_aware is not a GpuAwareMpi (got 9)"});
+  expect_rejected_everywhere<std::invalid_argument>(
+      [&] {
+        tessera::mpi::genred(MPI_COMM_NULL, Space(), tessera::Sum{}, tessera::SquaredDistance<3>{},
+                             tessera::i_vars(x), tessera::j_vars(y), out);
+      },
+      {"tessera::mpi::genred: comm is MPI_COMM_NULL"});
 }
 
 // k is checked against the whole reduced range (the sum over ranks), on every rank alike; so is

@@ -2,7 +2,8 @@
 // into one .npy file with MPI-IO; the file equals, value for value, the single-rank call's output
 // on the same functions (the same kernels compute the same blocks, whichever rank runs them), for
 // PCFs and point vectors, with budgets small enough for many blocks. Bad input on one rank, ranks
-// that disagree, and a file that cannot be made throw the same error on every rank.
+// that disagree, an empty path and a file that cannot be made throw the same error on every
+// rank; a null communicator throws on each.
 #include "mpi/distributed_test_support.hpp"
 #include "reference/pcf_reference.hpp"
 
@@ -134,6 +135,17 @@ TEST(DistributedPdistValidation, BadInputOnOneRankMakesEveryRankThrow) {
           << e.what();
     }
   }
+  // an empty path on every rank; a null communicator
+  expect_rejected_everywhere<std::invalid_argument>(
+      [&] {
+        tessera::mpi::pdist(MPI_COMM_WORLD, Space(), tessera::PcfL1{}, X, tessera::NpyFile{});
+      },
+      {"tessera::mpi::pdist: out path is empty"});
+  expect_rejected_everywhere<std::invalid_argument>(
+      [&] {
+        tessera::mpi::pdist(MPI_COMM_NULL, Space(), tessera::PcfL1{}, X, tessera::NpyFile{path});
+      },
+      {"tessera::mpi::pdist: comm is MPI_COMM_NULL"});
   // a file no rank can create
   try {
     tessera::mpi::pdist(MPI_COMM_WORLD, Space(), tessera::PcfL1{}, X,

@@ -88,6 +88,11 @@ struct TuningBase {
   /// otherwise. Below it the ring's per-slice launches, merges and fences cost more than moving
   /// the rows; above it the gathered copy would grow with the whole problem on every rank.
   static constexpr std::size_t mpi_all_gather_bytes = std::size_t{4} << 20;
+  /// The ring's account of hidden messages (DistributedReport::exposed_exchange_seconds): a
+  /// step's fence that takes longer than this found the step's kernels still running when its
+  /// messages had arrived, so their wait was hidden (a launch and a fence of finished work take
+  /// microseconds).
+  static constexpr double mpi_busy_fence_seconds = 50e-6;
 
   // ---- interval primitives (load_balance.hpp)
   /// Items each thread of a per-item operation loads per round (the moves hold two rounds in

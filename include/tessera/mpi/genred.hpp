@@ -248,15 +248,16 @@ DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction&
   return report;
 }
 
-/// Distributed block-sparse genred (Axis::j): this rank's sorted i-rows reduced over the pairs
-/// that `pattern` (mpi/block_sparse.hpp's block_sparse_from_cutoff) keeps among every rank's
-/// sorted j-rows. Only the j-clusters the pattern asks for travel (one MPI_Alltoallv of packed
-/// rows); then one block-sparse call runs on the assembled rows. i_vars and j_vars are the
-/// rank's clouds as the pattern sorted them (and Views permuted alike); reduced indices refer to
-/// the whole sorted j-range (the ranks' sorted j-rows in rank order). Checks as the dense call,
-/// plus: the pattern was built for these slices (its M and local rows), Axis::j, and not
-/// Scheme::tiled_2d. Memory: the rank's rows that others ask for and its assembled rows, packed
-/// (twice when staged), and an int copy of the indices for index-writing reductions.
+/// Distributed block-sparse genred: this rank's sorted output rows (its i-rows for Axis::j, its
+/// j-rows for Axis::i) reduced over the pairs that `pattern` (mpi/block_sparse.hpp's
+/// block_sparse_from_cutoff) keeps among every rank's sorted reduced rows. Only the clusters the
+/// pattern asks for travel (one MPI_Alltoallv of packed rows); then one block-sparse call runs
+/// on the assembled rows. i_vars and j_vars are the rank's clouds as the pattern sorted them
+/// (and Views permuted alike); reduced indices refer to the whole sorted reduced range (the
+/// ranks' sorted rows in rank order). Checks as the dense call, plus: the pattern was built for
+/// these slices (its rows on both sides), and not Scheme::tiled_2d. Memory: the rank's rows
+/// that others ask for and its assembled rows, packed (twice when staged), and an int copy of
+/// the indices for index-writing reductions.
 template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
           class Output, class MemorySpace>
 DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction& reduction,
@@ -270,17 +271,21 @@ DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction&
       comm, space, reduction, formula, params, i, j, out, options, std::size_t{0},
       [&](const auto& call) {
         using tessera::Impl::require;
-        require(options.genred.axis == Axis::j, "mpi::genred",
-                "a block-sparse distributed call reduces over j (options.genred.axis = Axis::j)");
         require(options.genred.scheme != Scheme::tiled_2d, "mpi::genred",
                 "block-sparse reductions run the 1D scheme: Scheme::tiled_2d is not available "
                 "with a pattern");
-        require(static_cast<std::size_t>(pattern.ranges.m()) == call.shape.m, "mpi::genred",
-                "pattern.ranges M (got ", pattern.ranges.m(), ", expected ", call.shape.m,
-                ", the rank's i rows)");
-        require(static_cast<std::size_t>(pattern.local_rows) == call.shape.n, "mpi::genred",
-                "pattern.local_rows (got ", pattern.local_rows, ", expected ", call.shape.n,
-                ", the rank's j rows)");
+        const bool along_j     = options.genred.axis == Axis::j;
+        const auto& reduced    = pattern.along(options.genred.axis);
+        const char* name       = along_j ? "pattern.over_j" : "pattern.over_i";
+        const std::size_t own  = along_j ? call.shape.m : call.shape.n;
+        const std::size_t mine = along_j ? call.shape.n : call.shape.m;
+        const int pattern_own  = along_j ? reduced.ranges.m() : reduced.ranges.n();
+        require(static_cast<std::size_t>(pattern_own) == own, "mpi::genred", name, ".ranges ",
+                along_j ? "M" : "N", " (got ", pattern_own, ", expected ", own, ", the rank's ",
+                along_j ? "i" : "j", " rows)");
+        require(static_cast<std::size_t>(reduced.local_rows) == mine, "mpi::genred", name,
+                ".local_rows (got ", reduced.local_rows, ", expected ", mine, ", the rank's ",
+                along_j ? "j" : "i", " rows)");
       });
   report.staged = Impl::staged_exchange<ExecSpace>(options);
   Impl::run_block_sparse(comm, space, checked.call, reduction, pattern, report);

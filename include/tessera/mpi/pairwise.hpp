@@ -116,10 +116,7 @@ struct DistributedNpyTarget {
 template <class Call>
 PairwiseReport collective_pairwise(MPI_Comm comm, const char* caller, const NpyFile& out,
                                    Call&& call) {
-  if (comm == MPI_COMM_NULL) {
-    throw std::invalid_argument(
-        tessera::Impl::concat("tessera::", caller, ": comm is MPI_COMM_NULL"));
-  }
+  require_communicator(comm, caller);
   bool reached = false;
   const DistributedNpyTarget target{comm, caller, out.path, &reached};
   try {

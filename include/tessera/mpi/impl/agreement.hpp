@@ -67,6 +67,10 @@ class DeferredVerdict {
   LocalVerdict verdict_;
 };
 
+/// Throws std::invalid_argument "tessera::<function>: comm is MPI_COMM_NULL" for a null
+/// communicator (on the calling rank alone: there is no one to agree with).
+void require_communicator(MPI_Comm comm, const char* function);
+
 /// Throws std::runtime_error naming `what` and MPI's error string unless rc is MPI_SUCCESS
 /// (communicators whose error handler returns errors; the default one aborts).
 void check_mpi(int rc, const char* what);

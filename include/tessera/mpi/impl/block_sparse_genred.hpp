@@ -1,8 +1,9 @@
-// The exchange and the call of a distributed block-sparse genred (mpi/genred.hpp): every rank
-// packs the sorted j-rows the others asked for (the pattern's send lists, mpi/block_sparse.hpp),
-// one MPI_Alltoallv assembles each rank's j-rows (in global order: rank by rank, each rank's
-// kept clusters in its sorted order), one block-sparse call reduces the rank's i-rows over them,
-// and for index-writing reductions a kernel maps assembled indices to the whole sorted j-range.
+// The exchange and the call of a distributed block-sparse genred (mpi/genred.hpp), along the
+// call's axis (the pattern's over_j or over_i, mpi/block_sparse.hpp): every rank packs its sorted
+// reduced rows that the others asked for (the pattern's send lists), one MPI_Alltoallv assembles
+// each rank's reduced rows (in global order: rank by rank, each rank's kept clusters in its
+// sorted order), one block-sparse call reduces the rank's output rows over them, and for
+// index-writing reductions a kernel maps assembled indices to the whole sorted reduced range.
 // Assembled order follows global order, so ties go to the smaller global index as in one call.
 #pragma once
 
@@ -47,21 +48,22 @@ struct GlobalIndices {
   }
 };
 
-/// Exchanges the asked-for j-rows and runs the rank's block-sparse call (file comment); fences
-/// on return. The collective check has passed.
-template <class ExecSpace, class Call, class Reduction, class MemorySpace>
-void run_block_sparse(MPI_Comm comm, const ExecSpace& space, const Call& call,
-                      const Reduction& reduction,
-                      const DistributedBlockSparsity<MemorySpace>& pattern,
-                      DistributedReport& report) {
+/// Exchanges the reduced rows of `pattern` (one axis of a DistributedBlockSparsity) and runs the
+/// rank's block-sparse call over them (OuterIsI: along j); fences on return.
+template <bool OuterIsI, class ExecSpace, class Call, class Reduction, class MemorySpace>
+void exchange_and_reduce(MPI_Comm comm, const ExecSpace& space, const Call& call,
+                         const Reduction& reduction,
+                         const DistributedReducedRows<MemorySpace>& pattern,
+                         DistributedReport& report) {
   using T               = typename Call::scalar_type;
   using Index           = typename Call::index_type;
   using Memory          = typename ExecSpace::memory_space;
   using Facts           = tessera::Impl::ReductionFacts<Reduction>;
   using PinnedHost      = tessera::Impl::PinnedHostSpace;
   const int batch       = static_cast<int>(call.shape.batch);
-  const int rows        = static_cast<int>(call.shape.m);
-  const std::size_t row = static_cast<std::size_t>(batch) * call.jvars.runtime_width;
+  const int rows        = call.template n_outer<OuterIsI>();
+  const auto& group     = reduced_group<OuterIsI>(call);
+  const std::size_t row = static_cast<std::size_t>(batch) * group.runtime_width;
   const int sent        = static_cast<int>(pattern.send_rows.extent(0));
   const int assembled   = pattern.assembled_rows();
   const bool staged     = report.staged;
@@ -73,30 +75,25 @@ void run_block_sparse(MPI_Comm comm, const ExecSpace& space, const Call& call,
   Kokkos::View<T*, Memory> send, recv;
   Kokkos::View<T*, PinnedHost> send_host, recv_host;
   Kokkos::View<int***, Kokkos::LayoutRight, Memory> indices;
-  LocalVerdict verdict;
-  try {
-    const auto alloc = [](const char* label, std::size_t n, auto& view) {
-      using View = std::decay_t<decltype(view)>;
-      view       = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
-    };
-    alloc("tessera::mpi::genred::sent_rows", row * sent, send);
-    alloc("tessera::mpi::genred::assembled_rows", row * assembled, recv);
+  DeferredVerdict allocation;
+  allocation.run([&] {
+    allocate_uninitialized(send, "tessera::mpi::genred::sent_rows", row * sent);
+    allocate_uninitialized(recv, "tessera::mpi::genred::assembled_rows", row * assembled);
     if (staged) {
-      alloc("tessera::mpi::genred::staged_sent_rows", row * sent, send_host);
-      alloc("tessera::mpi::genred::staged_assembled_rows", row * assembled, recv_host);
+      allocate_uninitialized(send_host, "tessera::mpi::genred::staged_sent_rows", row * sent);
+      allocate_uninitialized(recv_host, "tessera::mpi::genred::staged_assembled_rows",
+                             row * assembled);
     }
     if constexpr (Facts::writes_indices) {
       indices = decltype(indices)(Kokkos::view_alloc(Kokkos::WithoutInitializing,
                                                      std::string("tessera::mpi::genred::indices")),
                                   batch, rows, cols);
     }
-  } catch (...) {
-    verdict = LocalVerdict::from_current_exception();
-  }
-  agree(comm, "mpi::genred", verdict, {}, {});
+  });
+  allocation.agree_all(comm, "mpi::genred");
 
   const PackedRowType type(mpi_scalar<T>(), static_cast<int>(row));
-  pack_rows(space, call.jvars, sent, batch, send.data(), pattern.send_rows.data());
+  pack_rows(space, group, sent, batch, send.data(), pattern.send_rows.data());
   if (staged) copy_range(space, send_host, send, 0, row * sent);
   space.fence();
   const auto exchange = std::chrono::steady_clock::now();
@@ -128,7 +125,7 @@ void run_block_sparse(MPI_Comm comm, const ExecSpace& space, const Call& call,
                                   BlockSparseRanges<MemorySpace>>;
     Sparse sparse{call.options, call.shape, call.formula, call.formula_dim, call.params,
                   call.ivars,   call.jvars, outs,         pattern.ranges};
-    sparse = with_reduced_rows<true>(sparse, recv.data(), assembled);
+    sparse = with_reduced_rows<OuterIsI>(sparse, recv.data(), assembled);
     tessera::Impl::dispatch(space, sparse, reduction);
     if constexpr (Facts::writes_indices) {
       Kokkos::parallel_for("tessera::mpi::genred::global_indices",
@@ -141,6 +138,20 @@ void run_block_sparse(MPI_Comm comm, const ExecSpace& space, const Call& call,
   });
   space.fence();  // the assembled rows are freed on return
   kernels.agree_all(comm, "mpi::genred");
+}
+
+/// Exchanges the asked-for reduced rows and runs the rank's block-sparse call along the call's
+/// axis (file comment); fences on return. The collective check has passed.
+template <class ExecSpace, class Call, class Reduction, class MemorySpace>
+void run_block_sparse(MPI_Comm comm, const ExecSpace& space, const Call& call,
+                      const Reduction& reduction,
+                      const DistributedBlockSparsity<MemorySpace>& pattern,
+                      DistributedReport& report) {
+  if (call.options.axis == Axis::j) {
+    exchange_and_reduce<true>(comm, space, call, reduction, pattern.over_j, report);
+  } else {
+    exchange_and_reduce<false>(comm, space, call, reduction, pattern.over_i, report);
+  }
 }
 
 }  // namespace Impl

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/tiling.hpp>
 #include <tessera/genred/impl/dispatch.hpp>
 #include <tessera/genred/impl/genred_call.hpp>
 #include <tessera/genred/impl/partial_accumulators.hpp>
@@ -104,11 +105,6 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// A fence that takes longer than this found the step's kernels still running when its
-/// messages had arrived: the messages were hidden (a launch and a fence of finished work take
-/// microseconds).
-constexpr double busy_fence_seconds = 50e-6;
-
 /// Every allocation of a schedule, made before any exchange so that a rank that cannot allocate
 /// is found by a collective check (agree) rather than leaving the others waiting.
 template <class T, class MemorySpace>
@@ -135,18 +131,15 @@ ScheduleBuffers<T, typename ExecSpace::memory_space> allocate_buffers(
     const ExchangePlan& plan, int acc_values, int acc_indices, std::size_t outer_rows) {
   using Memory = typename ExecSpace::memory_space;
   ScheduleBuffers<T, Memory> buffers;
-  LocalVerdict verdict;
-  try {
-    const auto alloc = [](const char* label, std::size_t n, auto& view) {
-      using View = std::decay_t<decltype(view)>;
-      view       = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
-    };
+  DeferredVerdict allocation;
+  allocation.run([&] {
     const std::size_t slice_elements =
         row_elements * static_cast<std::size_t>(plan.all_gather ? map.total : map.max_rows);
     for (int b = 0; b < (plan.all_gather ? 1 : 2); ++b) {
-      alloc("tessera::mpi::genred::slice", slice_elements, buffers.slice[b]);
+      allocate_uninitialized(buffers.slice[b], "tessera::mpi::genred::slice", slice_elements);
       if (plan.staged)
-        alloc("tessera::mpi::genred::staged_slice", slice_elements, buffers.staged[b]);
+        allocate_uninitialized(buffers.staged[b], "tessera::mpi::genred::staged_slice",
+                               slice_elements);
     }
     if (!plan.all_gather) {
       const std::size_t batch = call.shape.batch;
@@ -155,10 +148,8 @@ ScheduleBuffers<T, typename ExecSpace::memory_space> allocate_buffers(
       buffers.step    = {"tessera::mpi::genred::slice_accumulators", batch, outer_rows, acc_values,
                          acc_indices};
     }
-  } catch (...) {
-    verdict = LocalVerdict::from_current_exception();
-  }
-  agree(comm, "mpi::genred", verdict, {}, {});
+  });
+  allocation.agree_all(comm, "mpi::genred");
   return buffers;
 }
 
@@ -278,7 +269,8 @@ void run_ring(MPI_Comm comm, const ExecSpace& space, const Call& call, const Red
         copier.fence();
       }
       space.fence();  // the next step receives into the slice this step's kernel read
-      if (seconds_since(fence) < busy_fence_seconds) report.exposed_exchange_seconds += waited;
+      if (seconds_since(fence) < tessera::Impl::Tuning<ExecSpace>::mpi_busy_fence_seconds)
+        report.exposed_exchange_seconds += waited;
       if (s + 1 < size) {
         report.bytes_received += sizeof(T) * row * map.rows[(owner + 1) % size];
       }

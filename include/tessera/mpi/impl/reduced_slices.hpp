@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace tessera {
@@ -42,6 +43,12 @@ class PackedRowType {
  private:
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
 };
+
+/// Allocates `view` as `n` uninitialised elements labelled `label`.
+template <class View>
+void allocate_uninitialized(View& view, const char* label, std::size_t n) {
+  view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
+}
 
 /// Packs rows of a variable group of `batch` entries into `dst`: packed row r is the group's
 /// row r, or row list[r] when a list is given; element (r, b, w) at (r * batch + b) * width + w,
