@@ -32,6 +32,7 @@
 // Set TESSERA_BENCH_LARGE=1 to add pdist_pcf_float/n:100000 (20 GB of output in host memory).
 // On host backends the sizes shrink (N = 1500, blocks of 512, 1000 x 5000 points).
 #include "pcf_naive_kernel.hpp"
+#include "random_pcfs.hpp"
 #include "ratio_reporter.hpp"
 
 #include <tessera.hpp>
@@ -55,32 +56,10 @@ using Space = Kokkos::DefaultExecutionSpace;
 using Mem   = Space::memory_space;
 
 constexpr bool on_device = tessera::Impl::is_device_space<Space>;
-constexpr int points     = 100;  // breakpoints per PCF
+constexpr int points     = tessera_bench::pcf_points;
 
 std::size_t size(std::size_t device_n, std::size_t host_n) {
   return on_device ? device_n : host_n;
-}
-
-/// n random PCFs of `points` breakpoints in host memory: times 0 = t_0 < t_1 < ... with gaps
-/// uniform in [0.5, 1.5), values uniform in [-1, 1), the last value 0.
-template <class T>
-tessera::PcfCollection<T> random_pcfs(std::size_t n, unsigned seed) {
-  Kokkos::View<std::size_t*, Kokkos::HostSpace> offsets("offsets", n + 1);
-  Kokkos::View<T* [2], Kokkos::LayoutRight, Kokkos::HostSpace> bp(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "breakpoints"), n * points);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> gap(0.5, 1.5), value(-1.0, 1.0);
-  for (std::size_t f = 0; f <= n; ++f)
-    offsets(f) = f * points;
-  for (std::size_t f = 0; f < n; ++f) {
-    double t = 0;
-    for (int k = 0; k < points; ++k) {
-      bp(f * points + k, 0) = static_cast<T>(t);
-      bp(f * points + k, 1) = k + 1 < points ? static_cast<T>(value(gen)) : T(0);
-      t += gap(gen);
-    }
-  }
-  return {offsets, bp};
 }
 
 /// The L1 distance of functions f and g of a host collection, by evaluating both on the union
@@ -176,7 +155,7 @@ const tessera::PcfCollection<T>& pcfs(std::size_t n) {
   }
   ();
   auto it = cache.find(n);
-  if (it == cache.end()) it = cache.emplace(n, random_pcfs<T>(n, 1)).first;
+  if (it == cache.end()) it = cache.emplace(n, tessera_bench::random_pcfs<T>(n, 1)).first;
   return it->second;
 }
 

@@ -121,13 +121,14 @@ struct DistributedCase {
   bool batched;
   int m, n;
   tessera::Summation summation = tessera::Summation::block_sum;
+  bool tied = true;  ///< the j-rows repeat with period 7 (tied_problem), else all distinct
 
   std::string name() const {
     return std::string(axis == tessera::Axis::j ? "Axis::j" : "Axis::i") +
            (schedule == tessera::mpi::Schedule::ring ? " ring" : " all_gather") + " i " +
-           deal_name(deal_i) + " j " + deal_name(deal_j) + (batched ? " batched" : "") + " M " +
-           std::to_string(m) + " N " + std::to_string(n) + " on " + std::to_string(mpi_size()) +
-           " ranks";
+           deal_name(deal_i) + " j " + deal_name(deal_j) + (batched ? " batched" : "") +
+           (tied ? "" : " untied") + " M " + std::to_string(m) + " N " + std::to_string(n) +
+           " on " + std::to_string(mpi_size()) + " ranks";
   }
 };
 
@@ -144,7 +145,9 @@ void expect_distributed_matches(const Reduction& reduction, const DistributedCas
   constexpr bool selection = !Impl::uses_summation<Reduction>;
   const int size = mpi_size(), rank = mpi_rank();
   const int batch     = c.batched ? 2 : 0;
-  const ProblemData d = tied_problem<T>(batch, c.m, c.n, 20261126u + c.m * 7 + c.n);
+  const unsigned seed = 20261126u + c.m * 7 + c.n;
+  const ProblemData d =
+      c.tied ? tied_problem<T>(batch, c.m, c.n, seed) : make_problem<T>(batch, c.m, c.n, seed);
   const auto P        = to_view<T, Space>("p", d.p, batch, 1, 1);
   const auto X        = to_view<T, Space>("x", d.x, batch, c.m, 3);
   const auto Y        = to_view<T, Space>("y", d.y, batch, c.n, 3);

@@ -36,6 +36,16 @@ TYPED_TEST(DistributedSelections, KSmallest) {
   run_cases<TypeParam>(tessera::ArgKMin{5});
   run_cases<TypeParam>(tessera::KMinArgKMin{5});
 }
+// Distinct values: the ring's lists admit only values at or below the running k-th value, and
+// with the period-7 ties above a row's running list is mostly one repeated value; here its
+// entries differ, so that a wrong bound shows.
+TYPED_TEST(DistributedSelections, KSmallestWithoutTies) {
+  for (DistributedCase c : distributed_cases()) {
+    c.tied = false;
+    expect_distributed_matches<TypeParam>(tessera::KMinArgKMin{5}, c, 0.0);
+    expect_distributed_matches<TypeParam>(tessera::ArgKMin{2}, c, 0.0);
+  }
+}
 // k = the whole reduced extent of the smallest case: every row's list is complete.
 TYPED_TEST(DistributedSelections, KEqualsTheWholeRange) {
   tessera_test::DistributedCase c{

@@ -25,24 +25,42 @@ namespace Impl {
 /// Reducer `Red` whose finalize() writes its accumulator: values slot v as values column v,
 /// index slot v as indices column v plus `index_offset` (the reduced slice's first row in the
 /// whole reduced range; an empty slot's -1 stays -1). Every kernel runs it as it runs `Red`.
-template <class Red>
+/// With `bound` set (the accumulator rows of the reduced rows so far, `bound_rows` per batch
+/// entry), reducers with an admission filter (the KMin family) skip the values that cannot enter
+/// the lists merged with them: each slice's lists then see about k ln(N / N_so_far) insertions
+/// instead of k ln(N_slice / k), as in one call over every slice.
+template <class Red, class T>
 struct AccumulatorRows : Red {
   int index_offset = 0;
+  PartialBuffer<T> bound;  ///< values == nullptr: no bound
+  int bound_rows = 0;
 
-  template <class T, class Out>
+  template <class Out>
   KOKKOS_INLINE_FUNCTION void finalize(AccRef<T> a, const Out& out) const {
     for (int v = 0; v < this->acc_values(); ++v)
       out.value(v, a.val[v]);
     for (int v = 0; v < this->acc_indices(); ++v)
       out.index(v, a.idx[v] < 0 ? -1 : a.idx[v] + index_offset);
   }
+  template <class Filter>
+  KOKKOS_INLINE_FUNCTION void lower_filter(Filter& filter, int b, int o) const {
+    if constexpr (Red::has_filter) {
+      if (bound.values != nullptr)
+        this->lower_filter_to(filter, bound.row(static_cast<std::int64_t>(b) * bound_rows + o));
+    }
+  }
 };
 
-/// `red` writing accumulator rows whose reduced indices start at `index_offset`.
-template <class Red>
-AccumulatorRows<Red> accumulator_rows(const Red& red, int index_offset) {
-  AccumulatorRows<Red> rows{red};
+/// `red` writing accumulator rows whose reduced indices start at `index_offset`, its admission
+/// filters lowered by `bound` (accumulator rows of `bound_rows` rows per batch entry; none by
+/// default).
+template <class Red, class T>
+AccumulatorRows<Red, T> accumulator_rows(const Red& red, int index_offset,
+                                         const PartialBuffer<T>& bound, int bound_rows) {
+  AccumulatorRows<Red, T> rows{red};
   rows.index_offset = index_offset;
+  rows.bound        = bound;
+  rows.bound_rows   = bound_rows;
   return rows;
 }
 

@@ -103,6 +103,11 @@ struct FormulaDim {
   /// Reducers with an admission filter (KMinReducer) override these two.
   static constexpr bool has_filter = false;
   struct Filter {};
+  /// Lowers the admission filter of output row o of batch entry b to a bound the reducer knows
+  /// for the row (AccumulatorRows in the steps of a distributed ring: the k-th values of the
+  /// reduced rows so far); kernels call it after load_filter(). None here.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void lower_filter(F&, int, int) const {}
   int runtime_dim;
   KOKKOS_INLINE_FUNCTION int dim() const {
     if constexpr (FD >= 0) {
@@ -274,8 +279,19 @@ struct KMinReducer : FormulaDim<FD> {
     for (int c = 0; c < (FD > 0 ? FD : 1); ++c) {
       if (f[c] <= filter.v[c]) {
         insert(a.val + c * k, a.idx + c * k, f[c], j);
-        filter.v[c] = a.val[c * k + k - 1];
+        // the list's k-th value, or a lower bound from lower_filter()
+        const T kth = a.val[c * k + k - 1];
+        filter.v[c] = kth < filter.v[c] ? kth : filter.v[c];
       }
+    }
+  }
+  /// filter = min(filter, the k-th values of the lists of `bound`): values above them cannot
+  /// enter a list merged with `bound` (equal ones can, by a smaller index: they still pass).
+  KOKKOS_INLINE_FUNCTION void lower_filter_to(Filter& filter, AccRef<T> bound) const {
+    TESSERA_UNROLL_FULL
+    for (int c = 0; c < (FD > 0 ? FD : 1); ++c) {
+      const T kth = bound.val[c * k + k - 1];
+      filter.v[c] = kth < filter.v[c] ? kth : filter.v[c];
     }
   }
   KOKKOS_INLINE_FUNCTION void end_tile(AccRef<T>) const {}

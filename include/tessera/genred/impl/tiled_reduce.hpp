@@ -448,7 +448,11 @@ struct TiledReduce {
     TESSERA_UNROLL_FULL
     for (int r = 0; r < R; ++r) {
       red.init(acc(s, r));
-      if constexpr (Red::has_filter) red.load_filter(acc(s, r), s.filter[r]);
+      if constexpr (Red::has_filter) {
+        red.load_filter(acc(s, r), s.filter[r]);
+        const int o = o0 + r * team_size;
+        red.lower_filter(s.filter[r], b, o < o_end ? o : o_end - 1);
+      }
     }
 
     if constexpr (Sparse) {

@@ -4,10 +4,12 @@
 // Ring: P steps. At step s, rank r holds the packed slice of rank (r + s) mod P; it posts the
 // receive of the next slice (from rank r + 1) and the send of the one it holds (to rank r - 1),
 // reduces its rows against the slice it holds into accumulator rows (the call's own reducer,
-// writing its accumulators with global reduced indices: genred/impl/partial_accumulators.hpp),
-// merges them into its running accumulators with the reducer's combine(), then waits for the
-// messages and for the kernels, so that the next slice travels while the kernels run. The last
-// kernel writes the finished rows. Memory: two slices, two accumulator rows per output row.
+// writing its accumulators with global reduced indices: genred/impl/partial_accumulators.hpp;
+// the KMin family's lists admit only values at or below the running k-th ones, so that a slice
+// costs the insertions it would in one call), merges them into its running accumulators with the
+// reducer's combine(), then waits for the messages and for the kernels, so that the next slice
+// travels while the kernels run. The last kernel writes the finished rows. Memory: two slices, two
+// accumulator rows per output row.
 //
 // All-gather: every rank gathers every slice (MPI_Allgatherv) and runs one call over all reduced
 // rows: the single-rank kernels on the same rows in the same order, so the results are those of
@@ -249,12 +251,16 @@ void run_ring(MPI_Comm comm, const ExecSpace& space, const Call& call, const Red
       }
       if (map.rows[owner] > 0 && outer_rows > 0) {
         kernels.run([&] {
+          // after the first slice: into the step's rows, the running ones bounding the lists
           const auto& target = accumulated ? buffers.step : buffers.running;
           tessera::Impl::launch_along_axis(
               space,
               with_reduced_rows<OuterIsI>(writing_accumulators(call, target),
                                           buffers.slice[cur].data(), map.rows[owner]),
-              tessera::Impl::accumulator_rows(red, map.start[owner]));
+              tessera::Impl::accumulator_rows(
+                  red, map.start[owner],
+                  accumulated ? buffers.running.rows() : tessera::Impl::PartialBuffer<T>{},
+                  outer_rows));
           if (accumulated) merge(true, false);
           accumulated = true;
         });

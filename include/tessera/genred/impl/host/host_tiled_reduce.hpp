@@ -126,7 +126,10 @@ struct HostTiledReduce {
       body.load_outer_row(b, std::min(o0 + r, body.n_outer - 1), outer[r]);
       acc[r] = {acc_values + r * red.acc_values(), acc_indices + r * red.acc_indices()};
       red.init(acc[r]);
-      if constexpr (Red::has_filter) red.load_filter(acc[r], filter[r]);
+      if constexpr (Red::has_filter) {
+        red.load_filter(acc[r], filter[r]);
+        red.lower_filter(filter[r], b, std::min(o0 + r, body.n_outer - 1));
+      }
     }
     for (int t = 0; t < tiles; ++t) {
       const int j0   = t * TJ;
