@@ -52,8 +52,8 @@ struct AccumulatorRows : Red {
 };
 
 /// `red` writing accumulator rows whose reduced indices start at `index_offset`, its admission
-/// filters lowered by `bound` (accumulator rows of `bound_rows` rows per batch entry; none by
-/// default).
+/// filters lowered by `bound` (accumulator rows of `bound_rows` rows per batch entry; a bound
+/// with null values lowers nothing).
 template <class Red, class T>
 AccumulatorRows<Red, T> accumulator_rows(const Red& red, int index_offset,
                                          const PartialBuffer<T>& bound, int bound_rows) {
