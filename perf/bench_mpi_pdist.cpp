@@ -266,11 +266,8 @@ int main(int argc, char** argv) {
     tessera_bench::add_row(at + "one_rank", [q](benchmark::State& s) { one_rank(s, *q); });
     tessera_bench::add_row(at + "distributed",
                            [q](benchmark::State& s) { distributed(s, *q, false); });
-    benchmark::RegisterBenchmark((at + "weak_distributed").c_str(),
-                                 [q](benchmark::State& s) { distributed(s, *q, true); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond)
-        ->Iterations(1);
+    tessera_bench::add_row(
+        at + "weak_distributed", [q](benchmark::State& s) { distributed(s, *q, true); }, 1);
     run();
     check_files(p);
   });

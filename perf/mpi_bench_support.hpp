@@ -91,13 +91,13 @@ class ScalingRatios : public RatioReporter {
   int size_;
 };
 
-/// Registers a row timed by hand, in milliseconds, run bench_iterations() times.
+/// Registers a row timed by hand, in milliseconds, run `iterations` times.
 template <class Body>
-void add_row(const std::string& name, Body&& body) {
+void add_row(const std::string& name, Body&& body, int iterations = bench_iterations()) {
   benchmark::RegisterBenchmark(name.c_str(), std::forward<Body>(body))
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
-      ->Iterations(bench_iterations());
+      ->Iterations(iterations);
 }
 
 /// main() of an MPI benchmark: MPI and Kokkos set up, then

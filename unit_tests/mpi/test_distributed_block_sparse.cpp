@@ -449,6 +449,38 @@ TEST(DistributedBlockSparseValidation, BadBuilderInputIsRejectedOnEveryRank) {
   expect_rejected_everywhere<std::invalid_argument>(
       [&] { tessera::mpi::block_sparse_from_cutoff(MPI_COMM_NULL, Space(), x, y, voxel, cutoff); },
       {"tessera::mpi::block_sparse_from_cutoff: comm is MPI_COMM_NULL"});
+  const std::string last =
+      "rank " + std::to_string(size - 1) + " of " + std::to_string(size) + ": tessera::";
+  // on the last rank only: a zero voxel, a NaN coordinate, y of another dimension than x
+  expect_rejected_everywhere<std::invalid_argument>(
+      [&] {
+        tessera::mpi::block_sparse_from_cutoff(MPI_COMM_WORLD, Space(), x, y,
+                                               rank == size - 1 ? 0.0 : voxel, cutoff);
+      },
+      {last, "voxel_size must be positive and finite (got 0"});
+  std::vector<double> with_nan = cloud;
+  if (rank == size - 1) with_nan[25 * 3 + 1] = std::numeric_limits<double>::quiet_NaN();
+  auto y_nan = slice_view<double>(with_nan, {20, 20});
+  expect_rejected_everywhere<std::invalid_argument>(
+      [&] {
+        tessera::mpi::block_sparse_from_cutoff(MPI_COMM_WORLD, Space(), x, y_nan, voxel, cutoff);
+      },
+      {last, "points must have finite coordinates (got a NaN or infinite coordinate in row 5)"});
+  Points<double> y2("y2", 20, rank == size - 1 ? 2 : 3);
+  expect_rejected_everywhere<std::invalid_argument>(
+      [&] {
+        tessera::mpi::block_sparse_from_cutoff(MPI_COMM_WORLD, Space(), x, y2, voxel, cutoff);
+      },
+      {last, "y dimension"});
+  // every rank consistent, but the last in 2-D: the ranks disagree
+  if (size > 1) {
+    Points<double> x2("x2", 20, rank == size - 1 ? 2 : 3), y3("y3", 20, rank == size - 1 ? 2 : 3);
+    expect_rejected_everywhere<std::invalid_argument>(
+        [&] {
+          tessera::mpi::block_sparse_from_cutoff(MPI_COMM_WORLD, Space(), x2, y3, voxel, cutoff);
+        },
+        {"tessera::mpi::block_sparse_from_cutoff: the ranks disagree on the points' dimension"});
+  }
 }
 
 }  // namespace

@@ -92,25 +92,27 @@ std::vector<typename View::non_const_value_type> to_host_vector(const View& v) {
   return out;
 }
 
-/// A host vector as a rank-1 View in MemorySpace.
+/// A host vector as a rank-1 View in MemorySpace (a copy).
 template <class MemorySpace, class Value>
 Kokkos::View<Value*, MemorySpace> to_view(const char* label, const std::vector<Value>& v) {
-  Kokkos::View<Value*, Kokkos::HostSpace> h(std::string(label), v.size());
-  for (std::size_t e = 0; e < v.size(); ++e)
-    h(e) = v[e];
-  return Kokkos::create_mirror_view_and_copy(MemorySpace(), h);
+  Kokkos::View<Value*, MemorySpace> out(std::string(label), v.size());
+  Kokkos::deep_copy(out, Kokkos::View<const Value*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                             v.data(), v.size()));
+  return out;
 }
 
-/// A row-major host vector as a (rows, cols) LayoutRight View in MemorySpace.
+/// A row-major host vector as a (rows, cols) LayoutRight View in MemorySpace (a copy).
 template <class MemorySpace, class Value>
 Kokkos::View<Value**, Kokkos::LayoutRight, MemorySpace> to_view(const char* label,
                                                                 const std::vector<Value>& v,
                                                                 int cols) {
-  Kokkos::View<Value**, Kokkos::LayoutRight, Kokkos::HostSpace> h(std::string(label),
-                                                                  v.size() / cols, cols);
-  for (std::size_t e = 0; e < v.size(); ++e)
-    h.data()[e] = v[e];
-  return Kokkos::create_mirror_view_and_copy(MemorySpace(), h);
+  Kokkos::View<Value**, Kokkos::LayoutRight, MemorySpace> out(std::string(label), v.size() / cols,
+                                                              cols);
+  Kokkos::deep_copy(
+      out,
+      Kokkos::View<const Value**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+          v.data(), v.size() / cols, cols));
+  return out;
 }
 
 /// MPI_Allgatherv of `count_per_item` values per item of each rank's `mine` (host vectors of

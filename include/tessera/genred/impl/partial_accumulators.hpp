@@ -42,12 +42,11 @@ struct AccumulatorRows : Red {
     for (int v = 0; v < this->acc_indices(); ++v)
       out.index(v, a.idx[v] < 0 ? -1 : a.idx[v] + index_offset);
   }
+  /// Kernels call it for reducers with a filter only (Red::has_filter).
   template <class Filter>
   KOKKOS_INLINE_FUNCTION void lower_filter(Filter& filter, int b, int o) const {
-    if constexpr (Red::has_filter) {
-      if (bound.values != nullptr)
-        this->lower_filter_to(filter, bound.row(static_cast<std::int64_t>(b) * bound_rows + o));
-    }
+    if (bound.values != nullptr)
+      this->lower_filter_to(filter, bound.row(static_cast<std::int64_t>(b) * bound_rows + o));
   }
 };
 
