@@ -1,4 +1,4 @@
-// The benchmark of the fused sequences (issue 22), every row in one run: each vector and matrix
+// The benchmark of the fused sequences, every row in one run: each vector and matrix
 // sequence, float and double (matrix sequences: LayoutRight and LayoutLeft), as
 //   <seq>_<T>/kokkosblas   the same sequence as separate Kokkos Kernels calls (with
 //                          TESSERA_ENABLE_KOKKOSKERNELS): the library-call baseline

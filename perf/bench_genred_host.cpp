@@ -1,5 +1,5 @@
-// Genred on host execution spaces (issue 23's targets): Gaussian convolution a_i = sum_j
-// exp(-|x_i - y_j|^2 / (2 sigma^2)) b_j, ArgKMin (K = 10 nearest neighbours by squared
+// Genred on host execution spaces (the host kernel against its baselines): Gaussian convolution a_i
+// = sum_j exp(-|x_i - y_j|^2 / (2 sigma^2)) b_j, ArgKMin (K = 10 nearest neighbours by squared
 // distance) and LogSumExp (a_i = log sum_j exp(-|x_i - y_j|^2 / (2 sigma^2))), D = 3, float,
 // M = N (20000 by default; TESSERA_BENCH_N overrides), on Kokkos::DefaultHostExecutionSpace
 // (Serial in Debian's Kokkos; with OpenMP, as many threads as Kokkos was given).

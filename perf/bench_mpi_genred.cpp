@@ -1,4 +1,4 @@
-// Distributed Genred (issues 24 and 25), strong and weak scaling over the ranks, float, points
+// Distributed Genred, strong and weak scaling over the ranks, float, points
 // uniform in the unit cube, on Kokkos::DefaultExecutionSpace (one rank per GPU in production):
 //   - gaussian: a_i = sum_j exp(-|x_i - y_j|^2 / (2 sigma^2)) b_j, D = 3, M = N = n (40000 by
 //     default; TESSERA_BENCH_N overrides);

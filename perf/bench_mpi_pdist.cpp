@@ -1,4 +1,4 @@
-// Distributed pdist into one .npy file (issues 24 and 25): tessera::mpi::pdist (L1, float) of n
+// Distributed pdist into one .npy file: tessera::mpi::pdist (L1, float) of n
 // random PCFs of 100 breakpoints (TESSERA_BENCH_PCFS, 4000 by default), the condensed matrix
 // (n (n - 1) / 2 floats) written with MPI-IO into a file in TESSERA_BENCH_DIR (/tmp by
 // default), removed after each iteration. Every rank holds every function (same seed), in host

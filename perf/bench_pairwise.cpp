@@ -1,4 +1,4 @@
-// The benchmark of the pairwise block engine (issue 21), every row in one run:
+// The benchmark of the pairwise block engine, every row in one run:
 //
 //   pdist_pcf_<T>/n:N            tessera::pdist (L1) of N random PCFs of 100 breakpoints in host
 //                                memory into a condensed host View: the whole call (uploads,

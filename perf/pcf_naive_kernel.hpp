@@ -1,5 +1,5 @@
 // The naive PCF block kernels of perf/bench_pairwise: masspcf's CUDA kernel as its documentation
-// describes it (../shared/seeds/masspcf-cuda-block-engine.txt): one thread per pair, both
+// describes it ("CUDA block execution engine", masspcf's documentation): one thread per pair, both
 // functions read from global memory, consecutive threads on consecutive rows (the seed's
 // threadIdx.x is the row), the TriangleSkipMode test per thread. Two walks:
 //   NaiveWalk::seed     the seed's rectangle iteration: each step reads both current values
