@@ -123,28 +123,34 @@ KOKKOS_INLINE_FUNCTION T fast_exp2(T x) {
 #endif
   return exp2(x);
 }
+/// Natural logarithm of x: the backend's log (Kokkos' math functions, as for the rest below).
 template <class T>
 KOKKOS_INLINE_FUNCTION T log(T x) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::log(x);
 }
+/// Square root of x.
 template <class T>
 KOKKOS_INLINE_FUNCTION T sqrt(T x) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::sqrt(x);
 }
 
+/// x to the power y.
 template <class T>
 KOKKOS_INLINE_FUNCTION T pow(T x, T y) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::pow(x, y);
 }
 
+/// The largest integer value not greater than x.
 template <class T>
 KOKKOS_INLINE_FUNCTION T floor(T x) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::floor(x);
 }
+/// |x|.
 template <class T>
 KOKKOS_INLINE_FUNCTION T fabs(T x) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::fabs(x);
 }
+/// The larger of x and y; the other one when either is NaN (C's fmax).
 template <class T>
 KOKKOS_INLINE_FUNCTION T fmax(T x, T y) {
   return TESSERA_KOKKOS_MATH_NAMESPACE::fmax(x, y);

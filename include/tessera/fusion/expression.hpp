@@ -237,21 +237,25 @@ constexpr bool plain_vector = !Reads<E>::matrix && Reads<E>::row_sums == 0 &&
 
 }  // namespace Impl
 
+/// a + b, element by element (`a`, `b`: expressions or numbers, at least one an expression).
 template <class A, class B, std::enable_if_t<Impl::binary_operands<A, B>, int> = 0>
 constexpr auto operator+(const A& a, const B& b) {
   return Binary<Impl::Add, decltype(Impl::operand(a)), decltype(Impl::operand(b))>{
       Impl::operand(a), Impl::operand(b)};
 }
+/// a - b, element by element (`a`, `b`: expressions or numbers, at least one an expression).
 template <class A, class B, std::enable_if_t<Impl::binary_operands<A, B>, int> = 0>
 constexpr auto operator-(const A& a, const B& b) {
   return Binary<Impl::Subtract, decltype(Impl::operand(a)), decltype(Impl::operand(b))>{
       Impl::operand(a), Impl::operand(b)};
 }
+/// a * b, element by element (`a`, `b`: expressions or numbers, at least one an expression).
 template <class A, class B, std::enable_if_t<Impl::binary_operands<A, B>, int> = 0>
 constexpr auto operator*(const A& a, const B& b) {
   return Binary<Impl::Multiply, decltype(Impl::operand(a)), decltype(Impl::operand(b))>{
       Impl::operand(a), Impl::operand(b)};
 }
+/// -a, element by element.
 template <class A, std::enable_if_t<Impl::IsExpression<A>::value, int> = 0>
 constexpr auto operator-(const A& a) {
   return Negate<A>{a};

@@ -346,17 +346,19 @@ std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, PairwiseReport> p
                             FunctionShape(op.cols()), out, options);
 }
 
-/// The calls above on the default execution space.
+/// pdist (any overload above) on the default execution space.
 template <class First, class... Rest>
 std::enable_if_t<!Kokkos::is_execution_space<First>::value, PairwiseReport> pdist(
     const First& first, const Rest&... rest) {
   return pdist(Kokkos::DefaultExecutionSpace{}, first, rest...);
 }
+/// cdist (any overload above) on the default execution space.
 template <class First, class... Rest>
 std::enable_if_t<!Kokkos::is_execution_space<First>::value, PairwiseReport> cdist(
     const First& first, const Rest&... rest) {
   return cdist(Kokkos::DefaultExecutionSpace{}, first, rest...);
 }
+/// l2_kernel (any overload above) on the default execution space.
 template <class First, class... Rest>
 std::enable_if_t<!Kokkos::is_execution_space<First>::value, PairwiseReport> l2_kernel(
     const First& first, const Rest&... rest) {
