@@ -1,6 +1,9 @@
 // The interval primitives on moderngpu's two demonstrations (tests/demo.cu), printed in its
 // format: IntervalExpand of 20 Fibonacci values, and IntervalMove of 20 variable-length copies
-// out of a counting sequence; also the scan and the load-balancing search behind them.
+// out of a counting sequence; also the scan and the load-balancing search behind them. It takes
+// no options but --help and Kokkos' (example_options.hpp).
+#include "example_options.hpp"
+
 #include <tessera.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -73,8 +76,13 @@ void demo_interval_move() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard guard(argc, argv);
-  demo_interval_expand();
-  demo_interval_move();
-  return 0;
+  examples::CommandLine command_line(
+      "interval_demo",
+      "moderngpu's IntervalExpand and IntervalMove demonstrations (20 intervals each), printed\n"
+      "in its format with the scan and the load-balancing search behind them.\n");
+  return examples::run_example(command_line, argc, argv, [] {
+    demo_interval_expand();
+    demo_interval_move();
+    return 0;
+  });
 }

@@ -9,15 +9,16 @@
 // scipy.spatial.distance.squareform expands. --budget-mb limits the engine's device memory
 // (smaller: more, smaller blocks). The demo then reads the file back and checks its first rows
 // against a cdist of those functions computed into memory. The default takes about a second on
-// a 2-core CPU; on a GPU try --n 100000 (5e9 distances, 20 GB).
+// a 2-core CPU; on a GPU try --n 100000 (5e9 distances, 20 GB). --help lists the options; a bad
+// option or value exits with status 2 (example_options.hpp).
+#include "example_options.hpp"
+
 #include <tessera.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 
@@ -27,25 +28,6 @@ struct Args {
   std::size_t n = 1000, points = 100, budget_mb = 0;
   std::string out = "pdist.npy";
 };
-
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int k = 1; k < argc; ++k) {
-    const std::string key = argv[k];
-    const char* value     = k + 1 < argc ? argv[k + 1] : nullptr;
-    if (!value || key.rfind("--", 0) != 0) {
-      std::fprintf(stderr,
-                   "usage: pdist_demo [--n N] [--points K] [--budget-mb MB] [--out PATH]\n");
-      std::exit(2);
-    }
-    ++k;
-    if (key == "--n") a.n = std::strtoull(value, nullptr, 10);
-    if (key == "--points") a.points = std::max<std::size_t>(std::strtoull(value, nullptr, 10), 2);
-    if (key == "--budget-mb") a.budget_mb = std::strtoull(value, nullptr, 10);
-    if (key == "--out") a.out = value;
-  }
-  return a;
-}
 
 /// n random PCFs in host memory (see the file comment).
 tessera::PcfCollection<float> random_functions(std::size_t n, std::size_t max_points) {
@@ -105,12 +87,9 @@ std::size_t check_file(const tessera::PcfCollection<float>& X, const std::string
   return bad;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Kokkos::ScopeGuard guard(argc, argv);
-  const Args args = parse(argc, argv);
-  const auto X    = random_functions(args.n, args.points);
+/// The demo of the file comment; returns the exit status.
+int run(const Args& args) {
+  const auto X = random_functions(args.n, args.points);
   std::printf("pdist of %zu PCFs (%zu breakpoints) on %s -> %s\n", args.n,
               static_cast<std::size_t>(X.breakpoints().extent(0)),
               Kokkos::DefaultExecutionSpace::name(), args.out.c_str());
@@ -131,4 +110,24 @@ int main(int argc, char** argv) {
   const std::size_t bad = check_file(X, args.out, std::min<std::size_t>(args.n, 64));
   std::printf("read back %s: %s\n", args.out.c_str(), bad == 0 ? "ok" : "MISMATCH");
   return bad == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  examples::CommandLine command_line(
+      "pdist_demo",
+      "The L1 distances of N random piecewise constant functions, streamed to a condensed\n"
+      ".npy file (N (N - 1) / 2 float32 values) with a progress bar and a timing summary;\n"
+      "the file is then read back and its first rows checked against a cdist in memory.\n");
+  // The bounds keep every size in 64 bits (N (N - 1) / 2 distances, N K breakpoints, MB << 20)
+  // and the breakpoint times distinct in float (below 2^17, where floats are 2^-7 apart).
+  command_line.count("--n", "N", args.n, 1, 1000000000, "number of functions");
+  command_line.count("--points", "K", args.points, 2, 100000,
+                     "most breakpoints per function (each has K/2 to K)");
+  command_line.count("--budget-mb", "MB", args.budget_mb, 0, 1000000000,
+                     "the engine's device memory budget in MiB (0: its own choice)");
+  command_line.text("--out", "PATH", args.out, "the .npy file written");
+  return examples::run_example(command_line, argc, argv, [&args] { return run(args); });
 }

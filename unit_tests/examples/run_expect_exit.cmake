@@ -1,0 +1,61 @@
+# Runs a program and checks how it ended, for CTest tests of the examples' command lines:
+#
+#   cmake -DEXIT=2 [-DSTDERR=<text> | -DUSAGE_ERROR=<text>] [-DSTDOUT_HAS=<a>|<b>...]
+#         [-DSTDOUT_LACKS=<text>] -P run_expect_exit.cmake -- <program> <arguments>...
+#
+# EXIT: the exact exit status expected. STDERR: the whole standard error, one line without
+# its newline ("" for none). USAGE_ERROR: the same for the line "<text>; see --help" (a ';' cannot
+# pass through CTest's command lines). STDOUT_HAS: texts separated by '|', each to appear in the
+# standard output. STDOUT_LACKS: a text that must not appear in it. Texts are compared literally.
+cmake_minimum_required(VERSION 3.16)
+
+set(_command "")
+set(_after_dashes FALSE)
+math(EXPR _last "${CMAKE_ARGC} - 1")
+foreach(i RANGE 1 ${_last})
+  if(_after_dashes)
+    list(APPEND _command "${CMAKE_ARGV${i}}")
+  elseif(CMAKE_ARGV${i} STREQUAL "--")
+    set(_after_dashes TRUE)
+  endif()
+endforeach()
+if(NOT _command OR NOT DEFINED EXIT)
+  message(FATAL_ERROR "usage: cmake -DEXIT=<status> ... -P run_expect_exit.cmake -- <program> ...")
+endif()
+
+execute_process(COMMAND ${_command} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(_failures "")
+if(NOT status STREQUAL EXIT)
+  string(APPEND _failures "exit status ${status}, expected ${EXIT}\n")
+endif()
+if(DEFINED USAGE_ERROR)
+  set(STDERR "${USAGE_ERROR}; see --help")
+endif()
+if(DEFINED STDERR)
+  if(STDERR STREQUAL "")
+    set(_want_err "")
+  else()
+    set(_want_err "${STDERR}\n")
+  endif()
+  if(NOT err STREQUAL _want_err)
+    string(APPEND _failures "standard error is not the expected line:\n  ${STDERR}\n")
+  endif()
+endif()
+if(DEFINED STDOUT_HAS)
+  string(REPLACE "|" ";" _wanted "${STDOUT_HAS}")
+  foreach(text IN LISTS _wanted)
+    string(FIND "${out}" "${text}" at)
+    if(at EQUAL -1)
+      string(APPEND _failures "standard output lacks '${text}'\n")
+    endif()
+  endforeach()
+endif()
+if(DEFINED STDOUT_LACKS)
+  string(FIND "${out}" "${STDOUT_LACKS}" at)
+  if(NOT at EQUAL -1)
+    string(APPEND _failures "standard output has '${STDOUT_LACKS}'\n")
+  endif()
+endif()
+if(_failures)
+  message(FATAL_ERROR "${_command}\n${_failures}--- standard output:\n${out}--- standard error:\n${err}")
+endif()
