@@ -25,9 +25,16 @@ function(_tessera_fix_include_dirs target)
   set_property(TARGET ${target} PROPERTY INTERFACE_INCLUDE_DIRECTORIES "${good}")
 endfunction()
 
-# find_package(Kokkos) plus the repairs above; sets TESSERA_KOKKOS_LANGUAGE to CXX or CUDA.
+# find_package(Kokkos) plus tessera_use_kokkos(), for Tessera's own build (TesseraConfig.cmake
+# finds Kokkos with find_dependency instead, so that its caller's QUIET or REQUIRED holds).
 macro(tessera_find_kokkos)
   find_package(Kokkos 3.4 REQUIRED)
+  tessera_use_kokkos()
+endmacro()
+
+# The repairs above for the Kokkos that find_package(Kokkos) found; sets TESSERA_KOKKOS_LANGUAGE
+# to CXX or CUDA.
+macro(tessera_use_kokkos)
   if(NOT TARGET Kokkos::kokkos)
     message(FATAL_ERROR "Tessera: this Kokkos install exports no Kokkos::kokkos target")
   endif()

@@ -4,12 +4,13 @@ set -euo pipefail
 
 # Kokkos Kernels is optional (TESSERA_ENABLE_KOKKOSKERNELS, for the fused-sequence module's
 # references); the tests configure with it so that finding it stays tested. clang-format (14 on
-# Debian 12) is for scripts/check-format.sh, python3 for scripts/check-spack-variants.py (a test),
+# Debian 12) is for scripts/check-format.sh, python3 for scripts/check-spack-variants.py (a test)
+# and, with python3-yaml, for scripts/check-package-metadata.py (a test: CITATION.cff),
 # Doxygen for the API reference (the tessera_docs target), libpng for the Genred demo's image
 # (the demo builds without it, writing no image), Open MPI for the MPI layer
 # (TESSERA_ENABLE_MPI; its tests run under mpirun).
 packages=(cmake ninja-build g++ libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-          libgtest-dev libbenchmark-dev libpng-dev clang-format python3 doxygen
+          libgtest-dev libbenchmark-dev libpng-dev clang-format python3 python3-yaml doxygen
           libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
