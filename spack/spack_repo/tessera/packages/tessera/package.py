@@ -1,14 +1,28 @@
 # Spack recipe for Tessera, in Spack's current package API (Spack 1.x: build systems from
 # spack_repo.builtin.build_systems, the spack-packages repository layout).
 #
-#   spack repo add <tessera>/spack/spack_repo/tessera
-#   spack install tessera                  # Serial Kokkos
-#   spack install tessera +openmp          # Kokkos with OpenMP
-#   spack install tessera +cuda cuda_arch=90
-#   spack install tessera +mpi             # the distributed calls (Tessera::tessera_mpi)
+# Tessera has no release archive or public address yet: the recipe builds the git repository it
+# is part of (version main: the checkout's committed main branch).
+#
+#   spack repo add <checkout>/spack/spack_repo/tessera
+#   spack install tessera@main                    # Serial Kokkos
+#   spack install tessera@main +openmp            # Kokkos with OpenMP
+#   spack install tessera@main +cuda cuda_arch=90
+#   spack install tessera@main +mpi               # the MPI layer: Tessera::tessera_mpi
+#   spack install --test=root tessera@main        # also builds and runs the unit tests (ctest)
+#   spack test run tessera                        # builds a find_package(Tessera) program
+#                                                 # against the install and runs it
+#
+# A working tree with uncommitted changes builds through an environment:
+#   spack env create tessera-dev && spack env activate tessera-dev
+#   spack develop --path <checkout> --no-clone tessera@main
+#   spack add tessera@main && spack install
 #
 # Every variant that is not a Kokkos backend maps to a CMake option of Tessera's
-# CMakeLists.txt; scripts/check-spack-variants.py (a CTest test) checks that it exists.
+# CMakeLists.txt, and every Kokkos variant the recipe names exists in the builtin Kokkos recipe:
+# scripts/check-spack-variants.py (a CTest test) checks both.
+import os
+
 from spack_repo.builtin.build_systems.cmake import CMakePackage
 from spack_repo.builtin.build_systems.cuda import CudaPackage
 
@@ -20,15 +34,15 @@ class Tessera(CMakePackage, CudaPackage):
     log-sum-exp), block-sparse reductions with clustering helpers, a pairwise block engine,
     fused BLAS-1/2 sequences and interval primitives (load-balancing search, interval
     expand/move/gather/scatter) for Kokkos applications, on every Kokkos backend, with
-    hand-written CUDA kernels for the hot paths."""
+    hand-written CUDA kernels for the hot paths, and distributed versions over MPI."""
 
-    # The project has no public address yet: these two lines are where it goes. Until then,
-    # `spack develop --path <checkout> tessera@main` builds a local checkout.
-    homepage = "https://example.invalid/tessera"
-    git = "https://example.invalid/tessera.git"
+    # The checkout that holds this recipe (spack/spack_repo/tessera/packages/tessera/ is five
+    # levels below its root), until Tessera has a public repository and release archives.
+    git = "file://" + os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 5))
 
-    maintainers("tessera-developers")
     license("BSD-3-Clause")
+
+    test_requires_compiler = True
 
     version("main", branch="main")
 
@@ -43,9 +57,9 @@ class Tessera(CMakePackage, CudaPackage):
     variant(
         "mpi",
         default=False,
-        description="Build the MPI layer: distributed Genred (Tessera::tessera_mpi)",
+        description="Build the MPI layer: distributed Genred, block-sparse reductions and "
+        "pdist/cdist/l2_kernel (Tessera::tessera_mpi, CMake component mpi)",
     )
-    variant("tests", default=False, description="Build the unit tests (GoogleTest)")
     variant("benchmarks", default=False, description="Build the benchmarks in perf/")
     variant("examples", default=False, description="Build the example programs")
 
@@ -66,8 +80,11 @@ class Tessera(CMakePackage, CudaPackage):
     depends_on("kokkos-kernels+cuda", when="+kokkoskernels+cuda")
     depends_on("kokkos-kernels+openmp", when="+kokkoskernels+openmp")
     depends_on("mpi", when="+mpi")
-    depends_on("googletest", type=("build", "link"), when="+tests")
     depends_on("benchmark", type=("build", "link"), when="+benchmarks")
+    # The unit tests (`spack install --test=root`): GoogleTest, and Python for the tests that
+    # check the tree's text and this recipe.
+    depends_on("googletest", type="test")
+    depends_on("python@3:", type="test")
 
     def cmake_args(self):
         kokkos = self.spec["kokkos"]
@@ -75,13 +92,56 @@ class Tessera(CMakePackage, CudaPackage):
             self.define("Kokkos_ROOT", kokkos.prefix),
             self.define_from_variant("TESSERA_ENABLE_KOKKOSKERNELS", "kokkoskernels"),
             self.define_from_variant("TESSERA_ENABLE_MPI", "mpi"),
-            self.define_from_variant("TESSERA_ENABLE_TESTS", "tests"),
             self.define_from_variant("TESSERA_ENABLE_BENCHMARKS", "benchmarks"),
             self.define_from_variant("TESSERA_ENABLE_EXAMPLES", "examples"),
+            # Spack's convention for tests: built only when asked for (--test), run by check().
+            self.define("TESSERA_ENABLE_TESTS", self.run_tests),
         ]
-        if self.spec.satisfies("+cuda") and not self.spec.satisfies(
-            "^kokkos+compile_as_cmake_language"
-        ):
+        if self.spec.satisfies("+cuda") and not self.spec.satisfies("^kokkos+cmake_lang"):
             # nvcc_wrapper-style Kokkos: Tessera compiles with the same compiler wrapper.
             args.append(self.define("CMAKE_CXX_COMPILER", self["kokkos"].kokkos_cxx))
         return args
+
+    def check(self):
+        """Runs the unit tests (ctest) in the build directory."""
+        with working_dir(self.build_directory):
+            ctest("--output-on-failure")
+
+    # ---- stand-alone test (`spack test run tessera`): the install consumer of the unit tests,
+    # a separate find_package(Tessera) project that checks one Genred call against a direct loop
+    # (and, with +mpi, one distributed call on 2 ranks), built against the installed package.
+    consumer_src_dir = join_path("unit_tests", "install_consumer")
+
+    @run_after("install")
+    def setup_build_tests(self):
+        """Keeps the consumer's sources for `spack test run`."""
+        cache_extra_test_sources(self, [self.consumer_src_dir])
+
+    def test_consumer(self):
+        """build a find_package(Tessera) program against the installed package and run it"""
+        source = join_path(self.test_suite.current_test_cache_dir, self.consumer_src_dir)
+        cxx = (
+            self["kokkos"].kokkos_cxx
+            if self.spec.satisfies("+cuda") and not self.spec.satisfies("^kokkos+cmake_lang")
+            else os.environ["CXX"]
+        )
+        args = [
+            source,
+            self.define("CMAKE_PREFIX_PATH", get_cmake_prefix_path(self)),
+            self.define("CMAKE_CXX_COMPILER", cxx),
+            self.define("CMAKE_BUILD_TYPE", "Release"),
+            self.define("Kokkos_ROOT", self.spec["kokkos"].prefix),
+            self.define("Tessera_ROOT", self.prefix),
+        ]
+        if self.spec.satisfies("+mpi"):
+            args.append(self.define("MPI_HOME", self.spec["mpi"].prefix))
+        cmake = which(self.spec["cmake"].prefix.bin.cmake, required=True)
+        with working_dir("consumer-build", create=True):
+            cmake(*args)
+            cmake("--build", ".")
+            with test_part(self, "test_consumer_run", purpose="one Genred call, checked"):
+                Executable(join_path(".", "tessera_consumer"))()
+            if self.spec.satisfies("+mpi"):
+                with test_part(self, "test_consumer_mpi", purpose="distributed Genred, 2 ranks"):
+                    mpiexec = which(self.spec["mpi"].prefix.bin.mpiexec, required=True)
+                    mpiexec("-n", "2", join_path(".", "tessera_mpi_consumer"))
