@@ -585,19 +585,21 @@ TEST(FusionMatrixPlans, BadArgumentsAreRejectedBeforeAnyKernel) {
   Kokkos::deep_copy(out, 2.0);
   expect_rejected<std::invalid_argument>(
       [&] { fusion::sgemv(Host{}, 1.0, A, x6, 1.0, y6, out); },
-      {"tessera::fusion::run", "vector 1 extent (the matrices' columns)", "got 6", "expected 4"});
+      {"tessera::fusion::sgemv: x has 6 elements, expected 4 (the columns of A)"});
   expect_rejected<std::invalid_argument>(
       [&] { fusion::sgemv(Host{}, 1.0, A, x4, 1.0, x4, out); },
-      {"tessera::fusion::run", "vector 2 extent (the matrices' rows)", "got 4", "expected 6"});
-  expect_rejected<std::invalid_argument>([&] { fusion::gesummv(Host{}, 1.0, A, 1.0, B, x4, out); },
-                                         {"matrix 1 extent 1", "got 5", "expected 4"});
+      {"tessera::fusion::sgemv: y has 4 elements, expected 6 (the rows of A)"});
+  expect_rejected<std::invalid_argument>(
+      [&] { fusion::gesummv(Host{}, 1.0, A, 1.0, B, x4, out); },
+      {"tessera::fusion::gesummv: B is 6 x 5, expected 6 x 4 (the shape of A)"});
   const auto cols = Kokkos::subview(big, Kokkos::ALL, std::make_pair(0, 4));
   expect_rejected<std::invalid_argument>(
-      [&] { fusion::sgemv(Host{}, 1.0, cols, x4, 1.0, y6, out); }, {"matrix 0 is not contiguous"});
+      [&] { fusion::sgemv(Host{}, 1.0, cols, x4, 1.0, y6, out); },
+      {"tessera::fusion::sgemv: A is not contiguous"});
   // An output on an input: a matrix sequence reads vectors at other indices than it writes.
   expect_rejected<std::invalid_argument>(
       [&] { fusion::sgemv(Host{}, 1.0, A, x4, 1.0, out, out); },
-      {"symbol 3 (written) shares memory with symbol 2", "may not share memory"});
+      {"tessera::fusion::sgemv: z (written) shares memory with y", "may not share memory"});
   // y = A y with rows owned, teams sweeping whole lines: each team would sum its rows into y
   // while other teams read all of y. No plan is valid, so every choice is rejected; as tiles
   // (y written after the kernel) and with LayoutLeft matrices (the sums partial, written after

@@ -16,9 +16,12 @@
 // run as one pass over A depends on the layout (ATAX for LayoutRight, SGEMVT for LayoutLeft,
 // BiCGK for both; the second product then re-reads the team's lines from cache, which the GPU
 // model charges, so there the one-pass plan runs when the tuner finds it faster).
-// The functions validate their arguments before any kernel (std::invalid_argument; no output
-// may share memory with another argument), run asynchronously except as run() says, and return
-// the FusionReport of the plan they ran.
+// The functions validate their arguments before any kernel (std::invalid_argument naming the
+// function and the argument, e.g. "tessera::fusion::sgemv: x has 6 elements, expected 4 (the
+// columns of A)"; no output may share memory with another argument), run asynchronously except
+// as run() says, and return the FusionReport of the plan they ran. Each sequence binds its Views
+// in the ready function's argument order; the overloads without `space` run on
+// Kokkos::DefaultExecutionSpace.
 #pragma once
 
 #include <tessera/fusion/expression.hpp>
@@ -27,11 +30,14 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 namespace tessera {
 namespace fusion {
 
 /// The sequences of the ready functions below, over the bindings named in their comments
-/// (symbol K: the K-th); the ready functions run them, the tests and benchmarks time them.
+/// (symbol K: the K-th), which are the ready functions' Views in their argument order; the ready
+/// functions run them, the tests and benchmarks time them.
 /// ATAX over bind(A, x, tmp, y).
 inline auto atax_sequence() {
   constexpr Mat<0> a;
@@ -107,54 +113,124 @@ inline auto madd_sequence() {
 
 /// ATAX: tmp = A x (m), then y = A^T tmp (n).
 template <class ExecSpace, class AV, class X, class Tmp, class Y>
-FusionReport atax(const ExecSpace& space, const AV& A, const X& x, const Tmp& tmp, const Y& y,
-                  const FusionOptions& options = {}) {
-  return run(space, atax_sequence(), bind(A, x, tmp, y), options);
+std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, FusionReport> atax(
+    const ExecSpace& space, const AV& A, const X& x, const Tmp& tmp, const Y& y,
+    const FusionOptions& options = {}) {
+  static constexpr const char* names[] = {"A", "x", "tmp", "y"};
+  return Impl::run_named("fusion::atax", names, space, atax_sequence(), bind(A, x, tmp, y),
+                         options);
 }
 
 /// BiCGK: q = A p (m), s = A^T r (n).
 template <class ExecSpace, class AV, class PV, class RV, class Q, class SV>
-FusionReport bicgk(const ExecSpace& space, const AV& A, const PV& p, const RV& r, const Q& q,
-                   const SV& s, const FusionOptions& options = {}) {
-  return run(space, bicgk_sequence(), bind(A, p, r, q, s), options);
+std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, FusionReport> bicgk(
+    const ExecSpace& space, const AV& A, const PV& p, const RV& r, const Q& q, const SV& s,
+    const FusionOptions& options = {}) {
+  static constexpr const char* names[] = {"A", "p", "r", "q", "s"};
+  return Impl::run_named("fusion::bicgk", names, space, bicgk_sequence(), bind(A, p, r, q, s),
+                         options);
 }
 
 /// SGEMV: z = alpha A x + beta y (z, y: m; x: n).
 template <class ExecSpace, class AV, class X, class Y, class Z>
-FusionReport sgemv(const ExecSpace& space, double alpha, const AV& A, const X& x, double beta,
-                   const Y& y, const Z& z, const FusionOptions& options = {}) {
-  return run(space, sgemv_sequence(alpha, beta), bind(A, x, y, z), options);
+std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, FusionReport> sgemv(
+    const ExecSpace& space, double alpha, const AV& A, const X& x, double beta, const Y& y,
+    const Z& z, const FusionOptions& options = {}) {
+  static constexpr const char* names[] = {"A", "x", "y", "z"};
+  return Impl::run_named("fusion::sgemv", names, space, sgemv_sequence(alpha, beta),
+                         bind(A, x, y, z), options);
 }
 
 /// SGEMVT: x = beta A^T y + z (x, z: n; y: m), then w = alpha A x (m).
 template <class ExecSpace, class AV, class Y, class Z, class X, class W>
-FusionReport sgemvt(const ExecSpace& space, double alpha, double beta, const AV& A, const Y& y,
-                    const Z& z, const X& x, const W& w, const FusionOptions& options = {}) {
-  return run(space, sgemvt_sequence(alpha, beta), bind(A, y, z, x, w), options);
+std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, FusionReport> sgemvt(
+    const ExecSpace& space, double alpha, double beta, const AV& A, const Y& y, const Z& z,
+    const X& x, const W& w, const FusionOptions& options = {}) {
+  static constexpr const char* names[] = {"A", "y", "z", "x", "w"};
+  return Impl::run_named("fusion::sgemvt", names, space, sgemvt_sequence(alpha, beta),
+                         bind(A, y, z, x, w), options);
 }
 
 /// GEMVER: B = A + u1 v1^T + u2 v2^T, x = beta B^T y + z (x, z, v1, v2: n; u1, u2, y: m),
 /// w = alpha B x (m).
 template <class ExecSpace, class AV, class U1, class V1, class U2, class V2, class Y, class Z,
           class BV, class X, class W>
-FusionReport gemver(const ExecSpace& space, double alpha, double beta, const AV& A, const U1& u1,
-                    const V1& v1, const U2& u2, const V2& v2, const Y& y, const Z& z, const BV& B,
-                    const X& x, const W& w, const FusionOptions& options = {}) {
-  return run(space, gemver_sequence(alpha, beta), bind(A, u1, v1, u2, v2, y, z, B, x, w), options);
+std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, FusionReport> gemver(
+    const ExecSpace& space, double alpha, double beta, const AV& A, const U1& u1, const V1& v1,
+    const U2& u2, const V2& v2, const Y& y, const Z& z, const BV& B, const X& x, const W& w,
+    const FusionOptions& options = {}) {
+  static constexpr const char* names[] = {"A", "u1", "v1", "u2", "v2", "y", "z", "B", "x", "w"};
+  return Impl::run_named("fusion::gemver", names, space, gemver_sequence(alpha, beta),
+                         bind(A, u1, v1, u2, v2, y, z, B, x, w), options);
 }
 
 /// GESUMMV: y = alpha A x + beta B x (y: m; x: n).
 template <class ExecSpace, class AV, class BV, class X, class Y>
-FusionReport gesummv(const ExecSpace& space, double alpha, const AV& A, double beta, const BV& B,
-                     const X& x, const Y& y, const FusionOptions& options = {}) {
-  return run(space, gesummv_sequence(alpha, beta), bind(A, B, x, y), options);
+std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, FusionReport> gesummv(
+    const ExecSpace& space, double alpha, const AV& A, double beta, const BV& B, const X& x,
+    const Y& y, const FusionOptions& options = {}) {
+  static constexpr const char* names[] = {"A", "B", "x", "y"};
+  return Impl::run_named("fusion::gesummv", names, space, gesummv_sequence(alpha, beta),
+                         bind(A, B, x, y), options);
 }
 
 /// MADD: C = A + B.
 template <class ExecSpace, class AV, class BV, class CV>
-FusionReport madd(const ExecSpace& space, const AV& A, const BV& B, const CV& C,
-                  const FusionOptions& options = {}) {
-  return run(space, madd_sequence(), bind(A, B, C), options);
+std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, FusionReport> madd(
+    const ExecSpace& space, const AV& A, const BV& B, const CV& C,
+    const FusionOptions& options = {}) {
+  static constexpr const char* names[] = {"A", "B", "C"};
+  return Impl::run_named("fusion::madd", names, space, madd_sequence(), bind(A, B, C), options);
+}
+
+/// atax(A, x, tmp, y[, options]) on Kokkos::DefaultExecutionSpace.
+template <class First, class... Rest>
+std::enable_if_t<!Kokkos::is_execution_space<First>::value, FusionReport> atax(
+    const First& first, const Rest&... rest) {
+  return atax(Kokkos::DefaultExecutionSpace{}, first, rest...);
+}
+
+/// bicgk(A, p, r, q, s[, options]) on Kokkos::DefaultExecutionSpace.
+template <class First, class... Rest>
+std::enable_if_t<!Kokkos::is_execution_space<First>::value, FusionReport> bicgk(
+    const First& first, const Rest&... rest) {
+  return bicgk(Kokkos::DefaultExecutionSpace{}, first, rest...);
+}
+
+/// sgemv(alpha, A, x, beta, y, z[, options]) on Kokkos::DefaultExecutionSpace.
+template <class First, class... Rest>
+std::enable_if_t<!Kokkos::is_execution_space<First>::value, FusionReport> sgemv(
+    const First& first, const Rest&... rest) {
+  return sgemv(Kokkos::DefaultExecutionSpace{}, first, rest...);
+}
+
+/// sgemvt(alpha, beta, A, y, z, x, w[, options]) on Kokkos::DefaultExecutionSpace.
+template <class First, class... Rest>
+std::enable_if_t<!Kokkos::is_execution_space<First>::value, FusionReport> sgemvt(
+    const First& first, const Rest&... rest) {
+  return sgemvt(Kokkos::DefaultExecutionSpace{}, first, rest...);
+}
+
+/// gemver(alpha, beta, A, u1, v1, u2, v2, y, z, B, x, w[, options]) on
+/// Kokkos::DefaultExecutionSpace.
+template <class First, class... Rest>
+std::enable_if_t<!Kokkos::is_execution_space<First>::value, FusionReport> gemver(
+    const First& first, const Rest&... rest) {
+  return gemver(Kokkos::DefaultExecutionSpace{}, first, rest...);
+}
+
+/// gesummv(alpha, A, beta, B, x, y[, options]) on Kokkos::DefaultExecutionSpace.
+template <class First, class... Rest>
+std::enable_if_t<!Kokkos::is_execution_space<First>::value, FusionReport> gesummv(
+    const First& first, const Rest&... rest) {
+  return gesummv(Kokkos::DefaultExecutionSpace{}, first, rest...);
+}
+
+/// madd(A, B, C[, options]) on Kokkos::DefaultExecutionSpace.
+template <class First, class... Rest>
+std::enable_if_t<!Kokkos::is_execution_space<First>::value, FusionReport> madd(
+    const First& first, const Rest&... rest) {
+  return madd(Kokkos::DefaultExecutionSpace{}, first, rest...);
 }
 
 }  // namespace fusion

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <typeinfo>
@@ -104,12 +105,22 @@ struct FusionReport {
 namespace Impl {
 
 using tessera::Impl::concat;
-using tessera::Impl::joined;
 using tessera::Impl::memory_range;
 using tessera::Impl::MemoryRange;
 using tessera::Impl::require;
-using tessera::Impl::require_equal;
 using tessera::Impl::require_int_extent;
+
+/// A bound View's name in messages: its argument name when the caller has names (a ready
+/// function's, one per bound View), else "<kind> K" (vector 2, matrix 0, symbol 4).
+struct SymbolName {
+  const char* const* names;  ///< one name per bound View, or nullptr
+  const char* kind;          ///< the kind written before K without names
+  int k;                     ///< the symbol
+};
+inline std::ostream& operator<<(std::ostream& os, const SymbolName& s) {
+  if (s.names) return os << s.names[s.k];
+  return os << s.kind << ' ' << s.k;
+}
 
 /// Calls f(integral_constant<int, K>, get<K>(t)) for every element K of a tuple.
 template <class F, class Tuple, std::size_t... K>
@@ -151,9 +162,11 @@ struct MatrixLayoutOf {
                 "tessera::fusion: matrices are LayoutRight or LayoutLeft Views");
 };
 
-/// Checks a sequence's bindings (before any kernel) and returns its extents.
+/// Checks a sequence's bindings (before any kernel) and returns its extents; messages name the
+/// bound Views by `names` (one per View) when given, else by their kind and symbol.
 template <class ExecSpace, class Seq, class... Views>
-SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bound) {
+SequenceExtents check_bindings(const char* caller, const char* const* names,
+                               const Bindings<Views...>& bound) {
   using Tr                        = SequenceTraits<Seq>;
   constexpr int n_bound           = int(sizeof...(Views));
   constexpr std::uint64_t symbols = Tr::vectors | Tr::scalars | Tr::matrices;
@@ -166,7 +179,8 @@ SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bou
       popcount(Tr::vectors) + popcount(Tr::scalars) + popcount(Tr::matrices) == popcount(symbols),
       "tessera::fusion: a symbol is used as two of Vec, Scalar and Mat");
   SequenceExtents ext;
-  bool have_vector = false, have_matrix = false;
+  int length_of = -1, shape_of = -1;  // the vector that set a vector sequence's length, the
+                                      // matrix that set a matrix sequence's shape
   MemoryRange ranges[sizeof...(Views)];
   // First the matrices (their extents fix the vectors' lengths), then the rest.
   auto check = [&](auto index, const auto& view, auto matrices_pass) {
@@ -189,36 +203,42 @@ SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bou
                                      typename MatrixLayoutOf<Seq, Views...>::type>,
                       "tessera::fusion: every matrix of a sequence is LayoutRight, or every one "
                       "LayoutLeft");
-        const auto name = joined("matrix ", int(K));
-        if (!have_matrix) {
-          ext         = {view.extent(0), view.extent(1)};
-          have_matrix = true;
+        const SymbolName name{names, "matrix", K};
+        if (shape_of < 0) {
+          ext      = {view.extent(0), view.extent(1)};
+          shape_of = K;
         }
-        require_equal(caller, name, "extent 0", view.extent(0), ext.rows);
-        require_equal(caller, name, "extent 1", view.extent(1), ext.cols);
+        require(view.extent(0) == ext.rows && view.extent(1) == ext.cols, caller, name, " is ",
+                view.extent(0), " x ", view.extent(1), ", expected ", ext.rows, " x ", ext.cols,
+                " (the shape of ", SymbolName{names, "matrix", shape_of}, ")");
         require(view.size() == 0 || view.span_is_contiguous(), caller, name, " is not contiguous");
       }
     } else {
       if constexpr ((Tr::vectors & b) != 0) {
-        const auto name = joined("vector ", int(K));
+        const SymbolName name{names, "vector", K};
+        const std::size_t n = view.extent(0);
         if constexpr (Seq::matrix) {
+          const SymbolName matrix{names, "matrix", shape_of};
           if ((Tr::row_vectors & b) != 0)
-            require_equal(caller, name, "extent (the matrices' rows)", view.extent(0), ext.rows);
+            require(n == ext.rows, caller, name, " has ", n, " elements, expected ", ext.rows,
+                    " (the rows of ", matrix, ")");
           if ((Tr::col_vectors & b) != 0)
-            require_equal(caller, name, "extent (the matrices' columns)", view.extent(0), ext.cols);
+            require(n == ext.cols, caller, name, " has ", n, " elements, expected ", ext.cols,
+                    " (the columns of ", matrix, ")");
         } else {
-          if (!have_vector) {
-            ext         = {view.extent(0), view.extent(0)};
-            have_vector = true;
+          if (length_of < 0) {
+            ext       = {n, n};
+            length_of = K;
           }
-          require_equal(caller, name, "extent", view.extent(0), ext.rows);
+          require(n == ext.rows, caller, name, " has ", n, " elements, expected ", ext.rows,
+                  " (the length of ", SymbolName{names, "vector", length_of}, ")");
         }
         require(view.extent(0) == 0 || view.span_is_contiguous(), caller, name,
                 " is not contiguous");
       }
       if constexpr ((symbols & b) != 0) {
-        require(view.data() != nullptr || view.size() == 0, caller, "symbol ", int(K),
-                " is bound to an unallocated View");
+        require(view.data() != nullptr || view.size() == 0, caller, SymbolName{names, "symbol", K},
+                " is an unallocated View");
         ranges[K] = memory_range(view);
       }
     }
@@ -257,7 +277,8 @@ SequenceExtents check_bindings(const char* caller, const Bindings<Views...>& bou
         const bool vectors = !Seq::matrix && ((Tr::vectors >> k) & 1u) && ((Tr::vectors >> j) & 1u);
         const bool read_only = !((Tr::written >> j) & 1u);
         require(same_range && vectors && read_only && last_read[j] <= first_write[k], caller,
-                "symbol ", k, " (written) shares memory with symbol ", j,
+                SymbolName{names, "symbol", k}, " (written) shares memory with ",
+                SymbolName{names, "symbol", j},
                 Seq::matrix ? " (a matrix sequence's symbols may not share memory)"
                             : ", which is not the same vector, only read up to the first step "
                               "writing it");
@@ -490,27 +511,19 @@ std::pair<Candidate, double> time_candidates(const ExecSpace& space, const Seq& 
 
 }  // namespace Impl
 
-/// Runs `seq` on the bound Views: every step in order over the elements of its vectors (a
-/// vector sequence) or of its matrices (a matrix sequence), in the kernels of the chosen plan.
-/// Vectors: contiguous rank-1 Views, of one length n in a vector sequence, of the matrices'
-/// rows (read by_row, or written by a row_sum step) or columns (by_col, col_sum) in a matrix
-/// sequence; matrices: contiguous rank-2 Views of one shape, all LayoutRight or all LayoutLeft;
-/// scalars: rank-0 Views; one value type; all in memory `space` can access. Throws
-/// std::invalid_argument (before any kernel) for mismatched extents, non-contiguous Views,
-/// written symbols overlapping others, invalid cuts or options. Asynchronous (nothing waits on
-/// the host) unless a tuner times candidates, or a matrix group has partial sums and
-/// options.workspace is not set or too small (their buffer, teams x columns values, is then
-/// allocated, and freed before the call returns, which waits for the device). O(elements x
-/// steps) work.
+namespace Impl {
+
+/// run() with the caller's name and argument names (one per bound View, or nullptr) in its
+/// messages: the ready functions' way to name their own arguments.
 template <class ExecSpace, class... S, class... Views>
-FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindings<Views...>& bound,
-                 const FusionOptions& options = {}) {
+FusionReport run_named(const char* caller, const char* const* names, const ExecSpace& space,
+                       const Sequence<S...>& seq, const Bindings<Views...>& bound,
+                       const FusionOptions& options) {
   using Seq = Sequence<S...>;
   using T = std::remove_const_t<typename std::tuple_element_t<0, std::tuple<Views...>>::value_type>;
   static_assert((std::is_same_v<std::remove_const_t<typename Views::value_type>, T> && ...),
                 "tessera::fusion: every bound View holds the same value type");
-  const char* caller              = "fusion::run";
-  const Impl::SequenceExtents ext = Impl::check_bindings<ExecSpace, Seq>(caller, bound);
+  const Impl::SequenceExtents ext = Impl::check_bindings<ExecSpace, Seq>(caller, names, bound);
   const auto run                  = Impl::make_run<T>(space, seq, bound, ext, options.workspace);
   const int max_team              = Impl::Tuning<ExecSpace>::fusion_max_team_size;
   Impl::require(options.team_size >= 0 && options.team_size <= max_team, caller,
@@ -586,6 +599,26 @@ FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindin
   return report;
 }
 
+}  // namespace Impl
+
+/// Runs `seq` on the bound Views: every step in order over the elements of its vectors (a
+/// vector sequence) or of its matrices (a matrix sequence), in the kernels of the chosen plan.
+/// Vectors: contiguous rank-1 Views, of one length n in a vector sequence, of the matrices'
+/// rows (read by_row, or written by a row_sum step) or columns (by_col, col_sum) in a matrix
+/// sequence; matrices: contiguous rank-2 Views of one shape, all LayoutRight or all LayoutLeft;
+/// scalars: rank-0 Views; one value type; all in memory `space` can access. Throws
+/// std::invalid_argument (before any kernel) for mismatched extents, non-contiguous Views,
+/// written symbols overlapping others, invalid cuts or options. Asynchronous (nothing waits on
+/// the host) unless a tuner times candidates, or a matrix group has partial sums and
+/// options.workspace is not set or too small (their buffer, teams x columns values, is then
+/// allocated, and freed before the call returns, which waits for the device). O(elements x
+/// steps) work.
+template <class ExecSpace, class... S, class... Views>
+FusionReport run(const ExecSpace& space, const Sequence<S...>& seq, const Bindings<Views...>& bound,
+                 const FusionOptions& options = {}) {
+  return Impl::run_named("fusion::run", nullptr, space, seq, bound, options);
+}
+
 /// The implementations a Tuner times for `seq` over the bound Views on `space` (and so may
 /// pick): every valid plan with every launch shape of Tuning<ExecSpace>'s lists that the plan's
 /// kernels run with. Checks the bindings as run() does.
@@ -594,7 +627,7 @@ std::vector<Candidate> tuner_candidates(const ExecSpace& space, const Sequence<S
                                         const Bindings<Views...>& bound) {
   using Seq = Sequence<S...>;
   using T = std::remove_const_t<typename std::tuple_element_t<0, std::tuple<Views...>>::value_type>;
-  const auto ext = Impl::check_bindings<ExecSpace, Seq>("fusion::tuner_candidates", bound);
+  const auto ext = Impl::check_bindings<ExecSpace, Seq>("fusion::tuner_candidates", nullptr, bound);
   return Impl::candidates<ExecSpace, Seq>(Impl::make_run<T>(space, seq, bound, ext));
 }
 
