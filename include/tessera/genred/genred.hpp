@@ -570,4 +570,16 @@ void genred(const Reduction& reduction, const Formula& formula, const IVars<I...
   genred(Kokkos::DefaultExecutionSpace{}, reduction, formula, Params<>{}, i, j, out, options);
 }
 
+/// A call without tessera::i_vars(...) and tessera::j_vars(...) (the Views passed bare): fails to
+/// compile with one message that says what to write, instead of every overload's mismatch.
+template <class... Args, class = std::enable_if_t<!Impl::has_variable_packs<Args...>>>
+void genred(const Args&...) {
+  static_assert(Impl::has_variable_packs<Args...>,
+                "tessera::genred: wrap the i-indexed Views in tessera::i_vars(...) and the "
+                "j-indexed ones in tessera::j_vars(...): tessera::genred([space,] reduction, "
+                "formula, [tessera::params(p, ...),] tessera::i_vars(x, ...), "
+                "tessera::j_vars(y, ...), out[, ranges][, options]); i_vars() and j_vars() may "
+                "be empty");
+}
+
 }  // namespace tessera

@@ -44,6 +44,19 @@ inline constexpr bool is_outputs = false;
 template <class V, class I>
 inline constexpr bool is_outputs<Outputs<V, I>> = true;
 
+/// True when the arguments of a genred call hold its i-variable and j-variable packs (the calls
+/// without them are the ones that forgot tessera::i_vars(...) and tessera::j_vars(...)).
+template <class T>
+inline constexpr bool is_i_vars = false;
+template <class... V>
+inline constexpr bool is_i_vars<IVars<V...>> = true;
+template <class T>
+inline constexpr bool is_j_vars = false;
+template <class... V>
+inline constexpr bool is_j_vars<JVars<V...>> = true;
+template <class... Args>
+inline constexpr bool has_variable_packs = (is_i_vars<Args> || ...) && (is_j_vars<Args> || ...);
+
 template <class V>
 inline constexpr bool is_variable_view =
     Kokkos::is_view<V>::value && (V::rank == 2 || V::rank == 3) &&
