@@ -39,6 +39,7 @@
 #include <tessera/pairwise/pairwise_options.hpp>
 #include <tessera/pairwise/pcf_block_op.hpp>
 #include <tessera/pairwise/pcf_collection.hpp>
+#include <tessera/pairwise/pcf_collection_npy.hpp>
 #include <tessera/pairwise/pcf_operations.hpp>
 #include <tessera/pairwise/point_block_op.hpp>
 #include <tessera/pairwise/result_writers.hpp>

@@ -23,11 +23,14 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace tessera {
 
@@ -38,12 +41,29 @@ struct alignas(2 * sizeof(T)) PcfPoint {
   T v;  ///< value v_k
 };
 
+template <class T, class MemorySpace = Kokkos::HostSpace>
+class PcfCollection;
+
+namespace Impl {
+template <class MemorySpace, class T>
+PcfCollection<T, MemorySpace> validated_pcfs(const PcfCollection<T, Kokkos::HostSpace>& host,
+                                             const char* caller, const char* argument);
+template <class T>
+PcfCollection<T, Kokkos::HostSpace> host_pcfs(
+    const std::vector<std::vector<std::array<T, 2>>>& functions);
+template <class T>
+PcfCollection<T, Kokkos::HostSpace> host_pcfs(const std::vector<std::vector<T>>& times,
+                                              const std::vector<std::vector<T>>& values);
+}  // namespace Impl
+
 /// A collection of n PCFs in one memory space: offsets(f) .. offsets(f + 1) - 1 index f's rows of
 /// breakpoints(k, 0) = t_k and breakpoints(k, 1) = v_k (masspcf's (K, 2) point arrays, stored
 /// back to back). T is float or double (times and values alike); offsets has n + 1 entries,
 /// offsets(0) = 0 and offsets(n) = breakpoints.extent(0). The Views are held, not copied.
 /// A collection may carry a batch shape (reshaped()), which cdist's dense output takes over.
-template <class T, class MemorySpace = Kokkos::HostSpace>
+/// Built from the two Views, or from host lists of functions (the constructors below), or from
+/// two .npy files (read_pcf_collection_npy(), pcf_collection_npy.hpp).
+template <class T, class MemorySpace>
 class PcfCollection {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "tessera::PcfCollection: T must be float or double");
@@ -62,6 +82,24 @@ class PcfCollection {
   /// Throws std::invalid_argument for an empty offsets View (n + 1 >= 1 entries are needed).
   PcfCollection(offsets_view offsets, breakpoints_view breakpoints)
       : offsets_(offsets), breakpoints_(breakpoints), shape_(checked_size(offsets)) {}
+
+  /// The functions of a host list, one list of (t, v) rows per function, e.g.
+  /// PcfCollection<float>({{{0, 1}, {2, 0}}, {{1, 3}, {4, 0}}}): copied into new Views in
+  /// MemorySpace. Checked as validate_pcfs() checks (every function non-empty, finite strictly
+  /// increasing times, finite values; the tails, which depend on a call's end_time, are checked by
+  /// each call), throwing std::invalid_argument "tessera::PcfCollection: functions function f
+  /// ...". O(K) work for K breakpoints; the copies take (n + 1) size_t and 2 K values.
+  explicit PcfCollection(const std::vector<std::vector<std::array<T, 2>>>& functions)
+      : PcfCollection(Impl::validated_pcfs<MemorySpace>(Impl::host_pcfs(functions), "PcfCollection",
+                                                        "functions")) {}
+
+  /// The functions of host lists of times and values, times[f][k] = t_k and values[f][k] = v_k
+  /// of function f (masspcf's two arrays per function); as the constructor above, and
+  /// std::invalid_argument when the lists differ in length (times and values of one function
+  /// or the number of functions).
+  PcfCollection(const std::vector<std::vector<T>>& times, const std::vector<std::vector<T>>& values)
+      : PcfCollection(Impl::validated_pcfs<MemorySpace>(Impl::host_pcfs(times, values),
+                                                        "PcfCollection", "times and values")) {}
 
   /// The same functions seen as a batch of the given shape (its size must be size()).
   PcfCollection reshaped(const FunctionShape& shape) const {
@@ -267,5 +305,66 @@ PcfSummary validate_pcfs(const PcfCollection<T, MemorySpace>& pcfs,
                           Kokkos::Max<std::size_t>(summary.max_points));
   return summary;
 }
+
+namespace Impl {
+
+/// The functions of a host list as a host collection (not validated).
+template <class T>
+PcfCollection<T, Kokkos::HostSpace> host_pcfs(
+    const std::vector<std::vector<std::array<T, 2>>>& functions) {
+  Kokkos::View<std::size_t*, Kokkos::HostSpace> offsets("tessera::pcf_offsets",
+                                                        functions.size() + 1);
+  for (std::size_t f = 0; f < functions.size(); ++f)
+    offsets(f + 1) = offsets(f) + functions[f].size();
+  Kokkos::View<T* [2], Kokkos::LayoutRight, Kokkos::HostSpace> breakpoints(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::pcf_breakpoints"),
+      offsets(functions.size()));
+  for (std::size_t f = 0; f < functions.size(); ++f) {
+    for (std::size_t k = 0; k < functions[f].size(); ++k) {
+      breakpoints(offsets(f) + k, 0) = functions[f][k][0];
+      breakpoints(offsets(f) + k, 1) = functions[f][k][1];
+    }
+  }
+  return {offsets, breakpoints};
+}
+
+/// The functions of host lists of times and values as a host collection (the lengths checked,
+/// nothing else).
+template <class T>
+PcfCollection<T, Kokkos::HostSpace> host_pcfs(const std::vector<std::vector<T>>& times,
+                                              const std::vector<std::vector<T>>& values) {
+  if (times.size() != values.size()) {
+    throw std::invalid_argument(concat("tessera::PcfCollection: times holds ", times.size(),
+                                       " functions and values ", values.size(),
+                                       " (expected one list of values per list of times)"));
+  }
+  std::vector<std::vector<std::array<T, 2>>> functions(times.size());
+  for (std::size_t f = 0; f < times.size(); ++f) {
+    if (times[f].size() != values[f].size()) {
+      throw std::invalid_argument(concat("tessera::PcfCollection: times[", f, "] has ",
+                                         times[f].size(), " entries and values[", f, "] ",
+                                         values[f].size(), " (expected one value per time)"));
+    }
+    for (std::size_t k = 0; k < times[f].size(); ++k)
+      functions[f].push_back({times[f][k], values[f][k]});
+  }
+  return host_pcfs(functions);
+}
+
+/// A host collection checked by validate_pcfs() but for the tails (a finite end), then copied
+/// to MemorySpace (no copy for host memory). The one check of every way a collection is read.
+template <class MemorySpace, class T>
+PcfCollection<T, MemorySpace> validated_pcfs(const PcfCollection<T, Kokkos::HostSpace>& host,
+                                             const char* caller, const char* argument) {
+  validate_pcfs(host, std::numeric_limits<T>::max(), caller, argument);
+  if constexpr (std::is_same_v<MemorySpace, Kokkos::HostSpace>) {
+    return host;
+  } else {
+    return {Kokkos::create_mirror_view_and_copy(MemorySpace{}, host.offsets()),
+            Kokkos::create_mirror_view_and_copy(MemorySpace{}, host.breakpoints())};
+  }
+}
+
+}  // namespace Impl
 
 }  // namespace tessera
