@@ -553,18 +553,7 @@ TYPED_TEST(PairwiseArguments, NonContiguousFunctionsAreRejectedBeforeAnyWrite) {
       [&] { tessera::cdist(space, tessera::PcfL1{}, X, X, cross); },
       {"tessera::cdist", "non-contiguous"});
   EXPECT_EQ(d(0), -7.0);
-
-  // Points as the first D = 4 columns of rows of 8: rows 8 values apart.
-  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> wide("wide", 3, 8);
-  const auto x = Kokkos::subview(wide, Kokkos::ALL, std::make_pair(0, 4));
-  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> y("y", 3, 4), dxy("dxy", 3, 3);
-  Kokkos::View<double*, Kokkos::HostSpace> dx("dx", 3);
-  expect_rejected<std::invalid_argument>(
-      [&] { tessera::pdist(space, tessera::EuclideanDistance<4>{}, x, dx); },
-      {"tessera::pdist", "X must be contiguous"});
-  expect_rejected<std::invalid_argument>(
-      [&] { tessera::cdist(space, tessera::EuclideanDistance<4>{}, y, x, dxy); },
-      {"tessera::cdist", "Y must be contiguous"});
+  // Point vectors of any layout are packed instead (test_point_layouts.cpp).
 }
 
 TYPED_TEST(PairwiseArguments, OutputsSharingMemoryWithAnInputAreRejected) {

@@ -7,10 +7,11 @@
 //   pairwise(space, op, layout, out)  any BlockOp (below) into any layout
 //
 // Functions are PCFs (PcfCollection; metrics PcfL1, PcfL2, PcfLp, PcfL2InnerProduct) or point
-// vectors (n x D LayoutRight Views; the metric is a Genred formula of one i- and one j-variable
-// of dimension D and output dimension 1: EuclideanDistance<D>, CosineSimilarity<D>,
-// GaussianKernel<D>, SquaredDistance<D>, ...). Inputs live in host memory (streamed to the device
-// block by block, so they may exceed device memory) or in memory the execution space reads.
+// vectors (n x D Views of any layout, packed row-major inputs read in place; the metric is a
+// Genred formula of one i- and one j-variable of dimension D and output dimension 1:
+// EuclideanDistance<D>, CosineSimilarity<D>, GaussianKernel<D>, SquaredDistance<D>, ...).
+// Inputs live in host memory (streamed to the device block by block, so they may exceed device
+// memory) or in memory the execution space reads.
 // `out` is a View (host memory: filled by host threads as blocks arrive; the execution space's
 // memory: filled on the device) or an NpyFile (streamed to disk, for outputs larger than host
 // memory); the layouts are described in result_writers.hpp.
@@ -226,25 +227,15 @@ PairwiseReport with_pcf_metric(const char* caller, const Op& op, const Run& run)
   return run(op);
 }
 
-template <class View>
-using PointsOf = Kokkos::View<const typename View::value_type**, Kokkos::LayoutRight,
-                              typename View::memory_space>;
-
+/// Checks point vectors of any layout (rank 2, D columns); PointBlockOp packs them.
 template <class F, class XView, class YView>
 void check_points(const char* caller, const XView& x, const YView& y) {
-  static_assert(Kokkos::is_view<XView>::value && XView::rank == 2 && YView::rank == 2,
+  static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value &&
+                    XView::rank == 2 && YView::rank == 2,
                 "tessera::pairwise: point vectors are rank-2 Views (n, D)");
-  static_assert(std::is_same_v<typename XView::array_layout, Kokkos::LayoutRight> &&
-                    std::is_same_v<typename YView::array_layout, Kokkos::LayoutRight>,
-                "tessera::pairwise: point vectors are LayoutRight Views (rows of D values)");
   constexpr int D = PointFormulaDim<F>::value;
   require_equal(caller, "X", "extent(1)", x.extent(1), D);
   require_equal(caller, "Y", "extent(1)", y.extent(1), D);
-  // The kernels read rows D values apart: no padded or strided rows.
-  require(x.size() == 0 || x.span_is_contiguous(), caller,
-          "X must be contiguous (rows D values apart)");
-  require(y.size() == 0 || y.span_is_contiguous(), caller,
-          "Y must be contiguous (rows D values apart)");
 }
 
 }  // namespace Impl
@@ -273,8 +264,11 @@ std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, PairwiseReport> p
   return pdist(space, PcfL1{}, X, out, options);
 }
 
-/// Condensed pairwise values F(X_i, X_j), i > j, of n point vectors (X: n x D, LayoutRight) for
-/// a Genred formula F (EuclideanDistance<D>, CosineSimilarity<D>, ...). As the PCF pdist.
+/// Condensed pairwise values F(X_i, X_j), i > j, of n point vectors (X: n x D, any layout) for
+/// a Genred formula F (EuclideanDistance<D>, CosineSimilarity<D>, ...). As the PCF pdist. A
+/// LayoutRight X without padding is read in place; any other (LayoutLeft, LayoutStride, padded)
+/// is first copied into a packed row-major View in X's memory space: n D values held for the
+/// call and one pass over X (see PointBlockOp).
 template <class ExecSpace, class F, class XView, class Output>
 std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<XView>::value,
                  PairwiseReport>
@@ -283,8 +277,7 @@ pdist(const ExecSpace& space, const F& formula, const XView& X, const Output& ou
   using T = typename XView::non_const_value_type;
   Impl::check_points<F>("pdist", X, X);
   Impl::require_output_apart("pdist", out, X, "X");
-  const Impl::PointsOf<XView> x = X;
-  PointBlockOp<ExecSpace, F, T, typename XView::memory_space> op(formula, x, x);
+  PointBlockOp<ExecSpace, F, T, typename XView::memory_space> op(formula, X, X);
   return Impl::run_pairwise("pdist", space, op, MatrixLayout::condensed,
                             TriangleSkipMode::lower_triangle_skip_diag, FunctionShape(X.extent(0)),
                             FunctionShape(X.extent(0)), out, options);
@@ -313,7 +306,9 @@ std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, PairwiseReport> c
   });
 }
 
-/// Cross values of point vectors: out(i, j) = F(X_i, Y_j), X: n x D, Y: m x D (LayoutRight).
+/// Cross values of point vectors: out(i, j) = F(X_i, Y_j), X: n x D, Y: m x D, of any layout
+/// (as pdist: an input other than a LayoutRight View without padding costs a packed copy of it,
+/// n D or m D values in its memory space, for the call).
 template <class ExecSpace, class F, class XView, class YView, class Output>
 std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<XView>::value,
                  PairwiseReport>
@@ -326,7 +321,7 @@ cdist(const ExecSpace& space, const F& formula, const XView& X, const YView& Y, 
   Impl::require_output_apart("cdist", out, X, "X");
   Impl::require_output_apart("cdist", out, Y, "Y");
   PointBlockOp<ExecSpace, F, T, typename XView::memory_space, typename YView::memory_space> op(
-      formula, Impl::PointsOf<XView>(X), Impl::PointsOf<YView>(Y));
+      formula, X, Y);
   return Impl::run_pairwise("cdist", space, op, MatrixLayout::dense, TriangleSkipMode::none,
                             FunctionShape(X.extent(0)), FunctionShape(Y.extent(0)), out, options);
 }

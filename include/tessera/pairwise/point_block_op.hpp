@@ -8,6 +8,7 @@
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/impl/function_stream.hpp>
+#include <tessera/pairwise/impl/packed_points.hpp>
 #include <tessera/pairwise/impl/point_kernel.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -39,10 +40,25 @@ class PointBlockOp {
   using value_type       = T;  ///< scalar of the points and of the output
   static constexpr int D = Impl::PointFormulaDim<F>::value;  ///< dimension of the points
 
-  /// f over the rows of x (n x D) and of y (m x D); the Views are held, not copied.
-  PointBlockOp(const F& f, const Kokkos::View<const T**, Kokkos::LayoutRight, RowSpace>& x,
-               const Kokkos::View<const T**, Kokkos::LayoutRight, ColSpace>& y)
-      : f_(f), rows_(x), cols_(y), n_rows_(x.extent(0)), n_cols_(y.extent(0)) {}
+  /// f over the rows of x (n x D, in RowSpace) and of y (m x D, in ColSpace), Views of T of
+  /// any layout (LayoutRight, LayoutLeft, LayoutStride). A View whose rows are D values apart
+  /// (LayoutRight without padding) is held, not copied; any other is first copied into a packed
+  /// row-major View in its own memory space, which the op holds: n D (or m D) values more and
+  /// one pass over the input (Kokkos::deep_copy, which waits for all queued work), once for
+  /// both sides when y is x.
+  template <class XView, class YView>
+  PointBlockOp(const F& f, const XView& x, const YView& y)
+      : PointBlockOp(f, Impl::packed_point_pair(x, y)) {
+    static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value &&
+                      XView::rank == 2 && YView::rank == 2,
+                  "tessera::PointBlockOp: x and y are rank-2 Views (n, D) and (m, D)");
+    static_assert(std::is_same_v<typename XView::non_const_value_type, T> &&
+                      std::is_same_v<typename YView::non_const_value_type, T>,
+                  "tessera::PointBlockOp: x and y hold values of T");
+    static_assert(std::is_same_v<typename XView::memory_space, RowSpace> &&
+                      std::is_same_v<typename YView::memory_space, ColSpace>,
+                  "tessera::PointBlockOp: x is in RowSpace and y in ColSpace");
+  }
 
   /// n, the rows of x.
   std::size_t rows() const { return n_rows_; }
@@ -71,6 +87,14 @@ class PointBlockOp {
   }
 
  private:
+  template <class Packed>
+  PointBlockOp(const F& f, const Packed& xy)
+      : f_(f),
+        rows_(xy.first),
+        cols_(xy.second),
+        n_rows_(xy.first.extent(0)),
+        n_cols_(xy.second.extent(0)) {}
+
   F f_;
   Impl::PointStream<ExecSpace, T, RowSpace> rows_;
   Impl::PointStream<ExecSpace, T, ColSpace> cols_;
