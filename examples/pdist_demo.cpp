@@ -61,8 +61,9 @@ void draw_progress(const tessera::PairwiseProgress& p) {
   if (p.blocks_done == p.blocks_total) std::fprintf(stderr, "\n");
 }
 
-/// Rows [1, rows) of the condensed file against cdist(X[0, rows), X) in memory; returns the
-/// number of values off by more than float rounding.
+/// Rows [0, rows) of the condensed file (scipy's order: pair i < j at n i - i (i + 1) / 2 +
+/// j - i - 1) against cdist(X[0, rows), X) in memory; returns the number of values off by more
+/// than float rounding.
 std::size_t check_file(const tessera::PcfCollection<float>& X, const std::string& path,
                        std::size_t rows) {
   const auto file     = tessera::read_npy<float>(path);
@@ -78,9 +79,9 @@ std::size_t check_file(const tessera::PcfCollection<float>& X, const std::string
   Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> direct("direct", rows, n);
   tessera::cdist(tessera::PcfL1{}, head, X, direct);
   std::size_t bad = 0;
-  for (std::size_t i = 1; i < rows; ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      const float got = file.values(i * (i - 1) / 2 + j), want = direct(i, j);
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const float got = file.values(n * i - i * (i + 1) / 2 + j - i - 1), want = direct(i, j);
       if (!(std::abs(got - want) <= 1e-5f * (1 + std::abs(want)))) ++bad;
     }
   }

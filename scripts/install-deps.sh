@@ -16,10 +16,16 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "Installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "Installing: ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# numpy and scipy for the round trip of the pairwise outputs through them
+# (unit_tests/pairwise/scipy_roundtrip.py), masspcf for its comparison there. Best effort: without
+# them (an unreachable package index, a Python that refuses pip) those tests are skipped.
+python3 -m pip install --quiet numpy scipy || echo "numpy and scipy not installed: skipping"
+python3 -m pip install --quiet masspcf || echo "masspcf not installed: skipping"

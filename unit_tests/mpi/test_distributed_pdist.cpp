@@ -1,17 +1,22 @@
 // tessera::mpi::pdist, cdist and l2_kernel: every rank runs its share of the blocks and writes it
 // into one .npy file with MPI-IO; the file equals, value for value, the single-rank call's output
 // on the same functions (the same kernels compute the same blocks, whichever rank runs them), for
-// PCFs and point vectors, with budgets small enough for many blocks. Bad input on one rank, ranks
+// PCFs and point vectors, with budgets small enough for many blocks, and holds the direct values
+// in scipy's condensed order (np.triu_indices order for l2_kernel). Bad input on one rank, ranks
 // that disagree, an empty path and a file that cannot be made throw the same error on every
 // rank; a null communicator throws on each.
 #include "mpi/distributed_test_support.hpp"
+#include "reference/pairwise_order.hpp"
 #include "reference/pcf_reference.hpp"
 
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/mpi/pairwise.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
+#include <type_traits>
 #include <unistd.h>
 #include <vector>
 
@@ -105,6 +110,59 @@ TYPED_TEST(DistributedPdist, CdistOfPcfsAndPointsEqualTheSingleRankCall) {
   tessera::mpi::pdist(MPI_COMM_WORLD, Space(), tessera::EuclideanDistance<3>{}, points,
                       tessera::NpyFile{path}, options);
   expect_file_equals<T>(path, condensed, "pdist of points");
+}
+
+/// Expects the .npy file at path to hold ref(i, j) at position(n, i, j) for every pair i < j
+/// (i <= j with the diagonal) of n, then removes it.
+template <class T, class Ref, class Position>
+void expect_file_in_order(const std::string& path, std::size_t n, bool diagonal, const Ref& ref,
+                          const Position& position, const std::string& what) {
+  const double tol = std::is_same_v<T, float> ? 2e-4 : 1e-11;  // float sums of ~20 rectangles
+  const tessera::NpyArray<T> got = tessera::read_npy<T>(path);
+  EXPECT_EQ(got.shape, std::vector<std::size_t>{diagonal ? n * (n + 1) / 2 : n * (n - 1) / 2})
+      << what;
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i + !diagonal; j < n; ++j) {
+      const double want = ref(i, j);
+      wrong += !(std::abs(got.values(position(n, i, j)) - want) <= tol * (1 + std::abs(want)));
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << what << ": " << wrong << " pairs off their direct value";
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank has read the file
+  if (mpi_rank() == 0) std::remove(path.c_str());
+}
+
+TYPED_TEST(DistributedPdist, FileHoldsTheDirectValuesInScipysOrder) {
+  using T                = TypeParam;
+  const std::size_t n    = 37;
+  const auto f           = random_pcfs(n, 17, 1, 12);
+  const auto X           = to_collection<T>(f);
+  const auto options     = small_blocks(5, n, n);
+  const double end       = options.end_time;
+  const std::string path = shared_path("order");
+  tessera::mpi::pdist(MPI_COMM_WORLD, Space(), tessera::PcfL1{}, X, tessera::NpyFile{path},
+                      options);
+  expect_file_in_order<T>(
+      path, n, false, [&](std::size_t i, std::size_t j) { return lp_distance(f[i], f[j], 1, end); },
+      scipy_index, "pdist of PCFs");
+  tessera::mpi::l2_kernel(MPI_COMM_WORLD, Space(), X, tessera::NpyFile{path}, options);
+  expect_file_in_order<T>(
+      path, n, true,
+      [&](std::size_t i, std::size_t j) { return l2_inner_product(f[i], f[j], end); }, triu_index,
+      "l2_kernel");
+  // F(X_i, X_j) for i < j, as scipy.spatial.distance.pdist(X, F) evaluates it
+  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> x("x", n, 2);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> xd("xd", n, 2);
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  for (std::size_t e = 0; e < x.size(); ++e)
+    xd.data()[e] = x.data()[e] = static_cast<T>(unit(gen));
+  tessera::mpi::pdist(MPI_COMM_WORLD, Space(), Asymmetric{}, x, tessera::NpyFile{path}, options);
+  expect_file_in_order<T>(
+      path, n, false,
+      [&](std::size_t i, std::size_t j) { return Asymmetric::reference(&xd(i, 0), &xd(j, 0)); },
+      scipy_index, "pdist of points, an asymmetric formula");
 }
 
 TEST(DistributedPdistValidation, BadInputOnOneRankMakesEveryRankThrow) {

@@ -73,16 +73,17 @@ TEST(Subdivide, SeedExamples) {
                                                        {"subdivide", "side is 0"});
 }
 
-TEST(BlockScheduler, SeedLowerTriangleNineByNine) {
-  // side = floor(sqrt(36 / 4)) = 3: blocks A (0-2, 0-2), B (3-5, 0-2), C (3-5, 3-5),
-  // D (6-8, 0-2), E (6-8, 3-5), F (6-8, 6-8); all 3 x 3, so the sort keeps grid order.
-  const BlockScheduler s(9, 9, BlockTriangleMode::lower_triangle, config(36, 4));
+TEST(BlockScheduler, SeedNineByNineMirroredToTheUpperTriangle) {
+  // side = floor(sqrt(36 / 4)) = 3: blocks A (0-2, 0-2), B (0-2, 3-5), C (0-2, 6-8),
+  // D (3-5, 3-5), E (3-5, 6-8), F (6-8, 6-8) (the seed's lower-triangle blocks, transposed);
+  // all 3 x 3, so the sort keeps grid order.
+  const BlockScheduler s(9, 9, BlockTriangleMode::upper_triangle, config(36, 4));
   EXPECT_EQ(s.block_side(), 3u);
   EXPECT_EQ(s.row_bands(), bands({{0, 2}, {3, 5}, {6, 8}}));
   EXPECT_EQ(s.col_bands(), bands({{0, 2}, {3, 5}, {6, 8}}));
   const Band b0{0, 2}, b1{3, 5}, b2{6, 8};
-  const std::vector<std::pair<Band, Band>> expected = {{b0, b0}, {b1, b0}, {b1, b1},
-                                                       {b2, b0}, {b2, b1}, {b2, b2}};
+  const std::vector<std::pair<Band, Band>> expected = {{b0, b0}, {b0, b1}, {b0, b2},
+                                                       {b1, b1}, {b1, b2}, {b2, b2}};
   ASSERT_EQ(s.blocks().size(), expected.size());
   for (std::size_t k = 0; k < expected.size(); ++k) {
     EXPECT_EQ(s.blocks()[k].rows, expected[k].first) << "block " << k;
@@ -92,9 +93,9 @@ TEST(BlockScheduler, SeedLowerTriangleNineByNine) {
   EXPECT_EQ(s.max_block_elements(), 9u);
   EXPECT_EQ(s.rows(), 9u);
   EXPECT_EQ(s.cols(), 9u);
-  EXPECT_EQ(s.mode(), BlockTriangleMode::lower_triangle);
+  EXPECT_EQ(s.mode(), BlockTriangleMode::upper_triangle);
   // The same grid from a one-block budget of 9 elements, and in full mode all 9 blocks.
-  EXPECT_EQ(BlockScheduler(9, 9, BlockTriangleMode::lower_triangle, config(9, 1)).blocks().size(),
+  EXPECT_EQ(BlockScheduler(9, 9, BlockTriangleMode::upper_triangle, config(9, 1)).blocks().size(),
             6u);
   EXPECT_EQ(BlockScheduler(9, 9, BlockTriangleMode::full, config(9, 1)).blocks().size(), 9u);
 }
@@ -125,7 +126,7 @@ TEST(BlockScheduler, SortsByDescendingWorkAndAppliesTheFloor) {
   // The floor raises a side of 1 to 6, capped at max(rows, cols) = 10 and then at 10 itself.
   EXPECT_EQ(BlockScheduler(10, 7, BlockTriangleMode::full, config(1, 1, 6)).block_side(), 6u);
   EXPECT_EQ(BlockScheduler(10, 7, BlockTriangleMode::full, config(1, 1, 50)).block_side(), 10u);
-  EXPECT_EQ(BlockScheduler(0, 0, BlockTriangleMode::lower_triangle, config(8, 1)).blocks().size(),
+  EXPECT_EQ(BlockScheduler(0, 0, BlockTriangleMode::upper_triangle, config(8, 1)).blocks().size(),
             0u);
 }
 
@@ -133,12 +134,12 @@ TEST(BlockScheduler, EveryRequiredPairExactlyOnce) {
   std::mt19937 gen(5);
   const std::size_t sizes[] = {0, 1, 2, 7, 13, 31, 64, 97};
   for (int trial = 0; trial < 300; ++trial) {
-    const bool lower        = trial % 2 == 0;
+    const bool upper        = trial % 2 == 0;
     const std::size_t rows  = sizes[gen() % 8];
-    const std::size_t cols  = lower ? rows : sizes[gen() % 8];
+    const std::size_t cols  = upper ? rows : sizes[gen() % 8];
     const std::size_t elems = 1 + gen() % 2000, hint = 1 + gen() % 40, floor = gen() % 12;
     const BlockScheduler s(rows, cols,
-                           lower ? BlockTriangleMode::lower_triangle : BlockTriangleMode::full,
+                           upper ? BlockTriangleMode::upper_triangle : BlockTriangleMode::full,
                            config(elems, hint, floor));
     std::vector<int> seen(rows * cols, 0);
     std::size_t previous = ~std::size_t(0), largest = 0;
@@ -154,7 +155,7 @@ TEST(BlockScheduler, EveryRequiredPairExactlyOnce) {
     }
     for (std::size_t i = 0; i < rows; ++i) {
       for (std::size_t j = 0; j < cols; ++j) {
-        const int wanted = !lower || i >= j ? 1 : seen[i * cols + j] > 0;  // above: optional
+        const int wanted = !upper || i <= j ? 1 : seen[i * cols + j] > 0;  // below: optional
         ASSERT_EQ(seen[i * cols + j], wanted) << "pair (" << i << ", " << j << ") of " << rows
                                               << " x " << cols << ", trial " << trial;
       }
@@ -172,10 +173,10 @@ TEST(BlockScheduler, PairComputedFollowsTheSkipMode) {
   using tessera::TriangleSkipMode;
   using tessera::Impl::pair_computed;
   EXPECT_TRUE(pair_computed(TriangleSkipMode::none, 2, 5));
-  EXPECT_TRUE(pair_computed(TriangleSkipMode::lower_triangle, 5, 5));
-  EXPECT_FALSE(pair_computed(TriangleSkipMode::lower_triangle, 4, 5));
-  EXPECT_FALSE(pair_computed(TriangleSkipMode::lower_triangle_skip_diag, 5, 5));
-  EXPECT_TRUE(pair_computed(TriangleSkipMode::lower_triangle_skip_diag, 6, 5));
+  EXPECT_TRUE(pair_computed(TriangleSkipMode::upper_triangle, 5, 5));
+  EXPECT_FALSE(pair_computed(TriangleSkipMode::upper_triangle, 5, 4));
+  EXPECT_FALSE(pair_computed(TriangleSkipMode::upper_triangle_skip_diag, 5, 5));
+  EXPECT_TRUE(pair_computed(TriangleSkipMode::upper_triangle_skip_diag, 5, 6));
 }
 
 TEST(BlockScheduler, RejectsBadConfigurations) {
@@ -186,7 +187,7 @@ TEST(BlockScheduler, RejectsBadConfigurations) {
   expect_rejected<std::invalid_argument>(
       [] { BlockScheduler(4, 4, BlockTriangleMode::full, config(8, 0)); }, {"n_splits_hint is 0"});
   expect_rejected<std::invalid_argument>(
-      [] { BlockScheduler(4, 5, BlockTriangleMode::lower_triangle, config(8, 1)); },
+      [] { BlockScheduler(4, 5, BlockTriangleMode::upper_triangle, config(8, 1)); },
       {"square", "4 x 5"});
 }
 
@@ -225,13 +226,13 @@ TEST(BlockScheduler, MatchesTheThreeStepsForRandomConfigurations) {
   const std::size_t sizes[] = {0, 1, 2, 3, 5, 11, 17, 37, 64, 101, 127};
   const std::size_t n_sizes = sizeof(sizes) / sizeof(sizes[0]);
   for (int trial = 0; trial < 600; ++trial) {
-    const bool lower       = trial % 3 != 0;
+    const bool upper       = trial % 3 != 0;
     const std::size_t rows = sizes[gen() % n_sizes];
-    const std::size_t cols = lower ? rows : sizes[gen() % n_sizes];
+    const std::size_t cols = upper ? rows : sizes[gen() % n_sizes];
     // Budgets from 1 to 2^20 elements (log-uniform), so that sides from 1 to past the matrix occur.
     const auto c    = config(1 + gen() % (std::size_t(1) << (gen() % 21)), 1 + gen() % 100,
                           trial % 4 == 0 ? 0 : gen() % 130);
-    const auto mode = lower ? BlockTriangleMode::lower_triangle : BlockTriangleMode::full;
+    const auto mode = upper ? BlockTriangleMode::upper_triangle : BlockTriangleMode::full;
     const BlockScheduler s(rows, cols, mode, c);
     const std::string what =
         "trial " + std::to_string(trial) + ": " + std::to_string(rows) + " x " +
@@ -244,12 +245,12 @@ TEST(BlockScheduler, MatchesTheThreeStepsForRandomConfigurations) {
     ASSERT_EQ(s.row_bands(), tessera::subdivide(side, rows)) << what;
     ASSERT_EQ(s.col_bands(), tessera::subdivide(side, cols)) << what;
 
-    // Step 3: exactly the grid's blocks that reach the lower triangle (all of them in full
+    // Step 3: exactly the grid's blocks that reach the upper triangle (all of them in full
     // mode), each once.
     std::vector<std::tuple<std::size_t, std::size_t, std::size_t, std::size_t>> expected, got;
     for (const Band& r : s.row_bands())
       for (const Band& col : s.col_bands())
-        if (!lower || col.first <= r.last)
+        if (!upper || col.last >= r.first)
           expected.emplace_back(r.first, r.last, col.first, col.last);
     for (const auto& b : s.blocks())
       got.emplace_back(b.rows.first, b.rows.last, b.cols.first, b.cols.last);
@@ -286,50 +287,50 @@ TEST(BlockScheduler, PairComputedForEveryPairOfASmallGrid) {
   for (std::size_t i = 0; i < 7; ++i) {
     for (std::size_t j = 0; j < 7; ++j) {
       EXPECT_TRUE(pair_computed(TriangleSkipMode::none, i, j)) << i << ", " << j;
-      EXPECT_EQ(pair_computed(TriangleSkipMode::lower_triangle, i, j), i >= j) << i << ", " << j;
-      EXPECT_EQ(pair_computed(TriangleSkipMode::lower_triangle_skip_diag, i, j), i > j)
+      EXPECT_EQ(pair_computed(TriangleSkipMode::upper_triangle, i, j), i <= j) << i << ", " << j;
+      EXPECT_EQ(pair_computed(TriangleSkipMode::upper_triangle_skip_diag, i, j), i < j)
           << i << ", " << j;
     }
   }
   const std::size_t max = std::numeric_limits<std::size_t>::max();
-  EXPECT_TRUE(pair_computed(TriangleSkipMode::lower_triangle_skip_diag, max, max - 1));
-  EXPECT_FALSE(pair_computed(TriangleSkipMode::lower_triangle_skip_diag, 0, max));
-  EXPECT_TRUE(pair_computed(TriangleSkipMode::lower_triangle, max, max));
+  EXPECT_TRUE(pair_computed(TriangleSkipMode::upper_triangle_skip_diag, max - 1, max));
+  EXPECT_FALSE(pair_computed(TriangleSkipMode::upper_triangle_skip_diag, max, 0));
+  EXPECT_TRUE(pair_computed(TriangleSkipMode::upper_triangle, max, max));
 
-  // Over the blocks of a lower-triangle schedule (13 x 13, side 4: bands 4, 4, 4, 1), each skip
+  // Over the blocks of an upper-triangle schedule (13 x 13, side 4: bands 4, 4, 4, 1), each skip
   // mode computes exactly its pairs: n (n + 1) / 2 with the diagonal, n (n - 1) / 2 without.
   const std::size_t n = 13;
-  const BlockScheduler s(n, n, BlockTriangleMode::lower_triangle, config(16, 1));
+  const BlockScheduler s(n, n, BlockTriangleMode::upper_triangle, config(16, 1));
   ASSERT_EQ(s.block_side(), 4u);
   ASSERT_EQ(s.blocks().size(), 10u);
   std::size_t with_diag = 0, without_diag = 0, all = 0;
   for (const auto& b : s.blocks()) {
     for (std::size_t i = b.rows.first; i <= b.rows.last; ++i) {
       for (std::size_t j = b.cols.first; j <= b.cols.last; ++j) {
-        with_diag += pair_computed(TriangleSkipMode::lower_triangle, i, j);
-        without_diag += pair_computed(TriangleSkipMode::lower_triangle_skip_diag, i, j);
+        with_diag += pair_computed(TriangleSkipMode::upper_triangle, i, j);
+        without_diag += pair_computed(TriangleSkipMode::upper_triangle_skip_diag, i, j);
         all += pair_computed(TriangleSkipMode::none, i, j);
       }
     }
   }
   EXPECT_EQ(with_diag, n * (n + 1) / 2);
   EXPECT_EQ(without_diag, n * (n - 1) / 2);
-  EXPECT_EQ(all, 6u * 16u + 3u * 4u + 1u);  // 6 blocks of 4 x 4, 3 of 1 x 4, 1 of 1 x 1
+  EXPECT_EQ(all, 6u * 16u + 3u * 4u + 1u);  // 6 blocks of 4 x 4, 3 of 4 x 1, 1 of 1 x 1
 }
 
-TEST(BlockScheduler, RejectsEveryNonSquareLowerTriangle) {
+TEST(BlockScheduler, RejectsEveryNonSquareUpperTriangle) {
   using tessera_test::expect_rejected;
   for (const auto& shape :
        std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {1, 0}, {7, 8}, {13, 2}}) {
     const std::size_t r = shape.first, c = shape.second;  // captured below (C++17)
     expect_rejected<std::invalid_argument>(
-        [&] { BlockScheduler(r, c, BlockTriangleMode::lower_triangle, config(100, 3)); },
+        [&] { BlockScheduler(r, c, BlockTriangleMode::upper_triangle, config(100, 3)); },
         {"tessera::BlockScheduler", "square", std::to_string(r) + " x " + std::to_string(c)});
     EXPECT_EQ(BlockScheduler(r, c, BlockTriangleMode::full, config(100, 3)).rows(), r);
   }
   // A zero budget or hint is rejected whatever the shape, an empty matrix included.
   expect_rejected<std::invalid_argument>(
-      [] { BlockScheduler(0, 0, BlockTriangleMode::lower_triangle, config(0, 1)); },
+      [] { BlockScheduler(0, 0, BlockTriangleMode::upper_triangle, config(0, 1)); },
       {"tessera::BlockScheduler", "max_output_elements is 0"});
   expect_rejected<std::invalid_argument>(
       [] { BlockScheduler(0, 3, BlockTriangleMode::full, config(5, 0)); },
@@ -340,7 +341,7 @@ TEST(BlockScheduler, RejectsEveryNonSquareLowerTriangle) {
 // each part's work within the largest block of the mean (greedy dealing of blocks sorted by
 // descending work); more parts than blocks leave some parts empty.
 TEST(BlockScheduler, ShareDealsEveryBlockOnceAndBalancesTheWork) {
-  for (const auto mode : {BlockTriangleMode::lower_triangle, BlockTriangleMode::full}) {
+  for (const auto mode : {BlockTriangleMode::upper_triangle, BlockTriangleMode::full}) {
     const BlockScheduler all(103, 103, mode, config(17 * 17, 1));
     const std::size_t largest = all.blocks().front().work();
     for (std::size_t parts : {1, 2, 3, 7, 1000}) {

@@ -1,14 +1,19 @@
 // pdist and l2_kernel of PCFs against direct host integration in double, on every execution
-// space: metrics, function shapes, budgets, input and output memory, .npy streaming.
+// space: metrics, function shapes, budgets, input and output memory, .npy streaming; the order of
+// the outputs (scipy's condensed order, np.triu_indices order) at odd sizes in many blocks,
+// through every writer.
 #include <tessera/pairwise/pairwise.hpp>
 
 #include "execution_spaces.hpp"
+#include "reference/pairwise_order.hpp"
 #include "reference/pcf_reference.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +22,8 @@ namespace {
 
 using tessera_test::HostPcf;
 using tessera_test::PcfTimes;
+using tessera_test::scipy_index;
+using tessera_test::triu_index;
 
 template <class ExecSpace>
 class Pdist : public ::testing::Test {};
@@ -35,10 +42,10 @@ void expect_condensed(const View& out, const std::vector<HostPcf>& f, double p, 
   auto h              = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
   const std::size_t n = f.size();
   ASSERT_EQ(h.extent(0), n * (n - (n > 0)) / 2);
-  for (std::size_t i = 1; i < n; ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i + 1; j < n; ++j) {
       const double ref = tessera_test::lp_distance(f[i], f[j], p, end);
-      ASSERT_NEAR(h(i * (i - 1) / 2 + j), ref, tolerance<T>() * (1 + std::abs(ref)))
+      ASSERT_NEAR(h(scipy_index(n, i, j)), ref, tolerance<T>() * (1 + std::abs(ref)))
           << what << ": pair (" << i << ", " << j << ")";
     }
   }
@@ -141,9 +148,9 @@ TYPED_TEST(Pdist, ManySmallBlocksGiveTheOneBlockResult) {
 }
 
 TYPED_TEST(Pdist, BlocksLargerThanAStagingBufferDownloadInChunks) {
-  // On GPUs host outputs arrive through 8 MiB staging buffers: one block of 2100 x 2100 floats
-  // (17.6 MB) is three chunks; with the budget below, three blocks of which the first (the
-  // pipeline's second) is two chunks, so the chunk stream crosses block boundaries. The device
+  // On GPUs host outputs arrive through 8 MiB staging buffers: one diagonal block of 2100 x 2100
+  // pairs, packed to its 2100 * 2099 / 2 floats (8.8 MB), is two chunks; with the budget below,
+  // three blocks of one chunk each, so the chunk stream crosses block boundaries. The device
   // output is copied into place without a download: the same values bit for bit.
   using T             = float;
   const std::size_t n = 2100, m = n * (n - 1) / 2;
@@ -163,13 +170,13 @@ TYPED_TEST(Pdist, BlocksLargerThanAStagingBufferDownloadInChunks) {
     for (std::size_t k = 0; k < m; ++k)
       ASSERT_EQ(out(k), reference(k)) << "budget " << budget << ", position " << k;
   }
-  for (const auto& [i, j] : {std::pair<std::size_t, std::size_t>{1, 0},
-                             {1499, 0},
-                             {1500, 1499},
-                             {n - 1, 0},
-                             {n - 1, n - 2}}) {
+  for (const auto& [i, j] : {std::pair<std::size_t, std::size_t>{0, 1},
+                             {0, 1499},
+                             {1499, 1500},
+                             {0, n - 1},
+                             {n - 2, n - 1}}) {
     const double ref = tessera_test::lp_distance(f[i], f[j], 1, options.end_time);
-    EXPECT_NEAR(reference(i * (i - 1) / 2 + j), ref, tolerance<T>() * (1 + std::abs(ref)));
+    EXPECT_NEAR(reference(scipy_index(n, i, j)), ref, tolerance<T>() * (1 + std::abs(ref)));
   }
 }
 
@@ -218,9 +225,9 @@ TYPED_TEST(Pdist, L2KernelIsThePackedInnerProductMatrix) {
     options.check_skipped_zero = true;
     tessera::l2_kernel(TypeParam{}, X, out, options);
     for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j <= i; ++j) {
+      for (std::size_t j = i; j < n; ++j) {
         const double ref = tessera_test::l2_inner_product(f[i], f[j], options.end_time);
-        ASSERT_NEAR(out(i * (i + 1) / 2 + j), ref, 1e-11 * (1 + std::abs(ref))) << i << ", " << j;
+        ASSERT_NEAR(out(triu_index(n, i, j)), ref, 1e-11 * (1 + std::abs(ref))) << i << ", " << j;
       }
     }
   }
@@ -235,13 +242,156 @@ TYPED_TEST(Pdist, PointVectorsCondensed) {
       x(i, k) = std::sin(1.7 * i + k) + 0.1 * k;
   Kokkos::View<T*, Kokkos::HostSpace> out("out", n * (n - 1) / 2);
   tessera::pdist(TypeParam{}, tessera::EuclideanDistance<3>{}, x, out);
-  for (int i = 1; i < n; ++i) {
-    for (int j = 0; j < i; ++j) {
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
       double r2 = 0;
       for (int k = 0; k < 3; ++k)
         r2 += (x(i, k) - x(j, k)) * (x(i, k) - x(j, k));
-      ASSERT_NEAR(out(i * (i - 1) / 2 + j), std::sqrt(r2), 1e-13) << i << ", " << j;
+      ASSERT_NEAR(out(scipy_index(n, i, j)), std::sqrt(r2), 1e-13) << i << ", " << j;
     }
+  }
+}
+
+/// An output target (pairwise.hpp's is_pairwise_target) that runs the engine with ArrayWriter's
+/// device path, write_device, whatever the space: host spaces otherwise fill every View with
+/// write_host, so this is how their tests reach the device writer's copy kernel.
+template <class T, class MemorySpace>
+struct DeviceWriterTarget {
+  static constexpr bool pairwise_target = true;
+  Kokkos::View<T*, MemorySpace> out;
+
+  /// ArrayWriter, declared not on the host: the pipeline calls write_device.
+  struct Writer : tessera::ArrayWriter<T, MemorySpace> {
+    static constexpr bool on_host = false;
+    using tessera::ArrayWriter<T, MemorySpace>::ArrayWriter;
+  };
+
+  template <class ExecSpace, class BlockOp>
+  tessera::PairwiseReport run(const char* caller, const ExecSpace& space, BlockOp& op,
+                              tessera::BlockTriangleMode mode, tessera::MatrixLayout layout,
+                              tessera::TriangleSkipMode skip, const std::vector<std::size_t>&,
+                              std::size_t budget, const tessera::PairwiseOptions& options) const {
+    const tessera::BlockScheduler s =
+        tessera::Impl::schedule_blocks(space, op, mode, options, budget, caller);
+    Writer writer(out.data(), layout, op.cols());
+    return tessera::Impl::run_block_pipeline(
+        space, op, writer, s, tessera::Impl::pairwise_data_share(budget), skip, options);
+  }
+};
+
+/// Options that cut an n x n matrix into blocks of side about n / 10 (side 1 below n = 10): many
+/// blocks, the diagonal ones among them.
+tessera::PairwiseOptions many_blocks() {
+  tessera::PairwiseOptions options;
+  options.min_block_side = 0;
+  options.n_splits_hint  = 100;
+  return options;
+}
+
+/// Runs call(out) into each output a pairwise call takes (a host View, a View in the space's
+/// memory, that View through the device writer, a .npy file) and checks each against
+/// ref(i, j) at position(i, j) for every pair i < j (i <= j with the diagonal).
+template <class ExecSpace, class T, class Call, class Ref, class Position>
+void expect_every_output(std::size_t n, bool diagonal, const Call& call, const Ref& ref,
+                         const Position& position, double tol) {
+  using DevSpace         = typename ExecSpace::memory_space;
+  const std::size_t size = diagonal ? n * (n + 1) / 2 : n * (n - (n > 0)) / 2;
+  std::vector<double> expected(n * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + !diagonal; j < n; ++j)
+      expected[i * n + j] = ref(i, j);
+  auto expect = [&](const Kokkos::View<T*, Kokkos::HostSpace>& got, const std::string& what) {
+    ASSERT_EQ(got.extent(0), size) << what;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = i + !diagonal; j < n; ++j) {
+        const double want = expected[i * n + j];
+        ASSERT_NEAR(got(position(n, i, j)), want, tol * (1 + std::abs(want)))
+            << what << ", n " << n << ": pair (" << i << ", " << j << ")";
+      }
+    }
+  };
+  Kokkos::View<T*, Kokkos::HostSpace> host("host", size);
+  const tessera::PairwiseReport r = call(host);
+  if (n >= 10) EXPECT_GE(r.blocks, 10u * 11u / 2u) << "n " << n;
+  expect(host, "host View");
+  Kokkos::View<T*, DevSpace> dev("dev", size), forced("forced", size);
+  call(dev);
+  expect(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, dev), "execution-space View");
+  call(DeviceWriterTarget<T, DevSpace>{forced});
+  expect(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, forced), "device writer");
+  const std::string path = ::testing::TempDir() + "tessera_order_" + std::to_string(n) + "_" +
+                           std::to_string(std::rand()) + ".npy";
+  call(tessera::NpyFile{path});
+  const auto file = tessera::read_npy<T>(path);
+  EXPECT_EQ(file.shape, std::vector<std::size_t>{size});
+  expect(file.values, ".npy file");
+  std::remove(path.c_str());
+}
+
+TYPED_TEST(Pdist, PcfsInScipysCondensedOrderAtOddSizesInManyBlocks) {
+  for (std::size_t n : {0, 1, 2, 3, 37, 1001}) {
+    const auto f = tessera_test::random_pcfs(n, 20 + unsigned(n), 1, 8);
+    auto run     = [&](auto scalar) {
+      using T      = decltype(scalar);
+      const auto X = tessera_test::to_collection<T>(f);
+      expect_every_output<TypeParam, T>(
+          n, false,
+          [&](const auto& out) {
+            return tessera::pdist(TypeParam{}, tessera::PcfL1{}, X, out, many_blocks());
+          },
+          [&](std::size_t i, std::size_t j) {
+            return tessera_test::lp_distance(f[i], f[j], 1, tessera::math::infinity<double>());
+          },
+          scipy_index, tolerance<T>());
+    };
+    run(double{});
+    if (n <= 37) run(float{});
+  }
+}
+
+TYPED_TEST(Pdist, L2KernelInTriuIndicesOrderAtOddSizesInManyBlocks) {
+  for (std::size_t n : {1, 2, 3, 37, 1001}) {
+    const auto f = tessera_test::random_pcfs(n, 30 + unsigned(n), 1, 8);
+    const auto X = tessera_test::to_collection<double>(f);
+    expect_every_output<TypeParam, double>(
+        n, true,
+        [&](const auto& out) { return tessera::l2_kernel(TypeParam{}, X, out, many_blocks()); },
+        [&](std::size_t i, std::size_t j) {
+          return tessera_test::l2_inner_product(f[i], f[j], tessera::math::infinity<double>());
+        },
+        triu_index, 1e-11);
+  }
+}
+
+TYPED_TEST(Pdist, PointsInScipysOrderWithFOfXiXjForIBelowJ) {
+  // scipy.spatial.distance.pdist(X, F) evaluates F(X[i], X[j]) for i < j: so does pdist, for a
+  // formula whose value changes with the argument order as for symmetric ones.
+  using T = double;
+  for (std::size_t n : {1, 2, 3, 37, 1001}) {
+    Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> x("x", n, 2);
+    std::mt19937 gen{static_cast<unsigned>(n)};
+    std::uniform_real_distribution<double> unit(-1, 1);
+    for (std::size_t e = 0; e < x.size(); ++e)
+      x.data()[e] = unit(gen);
+    expect_every_output<TypeParam, T>(
+        n, false,
+        [&](const auto& out) {
+          return tessera::pdist(TypeParam{}, tessera_test::Asymmetric{}, x, out, many_blocks());
+        },
+        [&](std::size_t i, std::size_t j) {
+          return tessera_test::Asymmetric::reference(&x(i, 0), &x(j, 0));
+        },
+        scipy_index, 1e-14);
+    expect_every_output<TypeParam, T>(
+        n, false,
+        [&](const auto& out) {
+          return tessera::pdist(TypeParam{}, tessera::EuclideanDistance<2>{}, x, out,
+                                many_blocks());
+        },
+        [&](std::size_t i, std::size_t j) {
+          return std::hypot(x(i, 0) - x(j, 0), x(i, 1) - x(j, 1));
+        },
+        scipy_index, 1e-14);
   }
 }
 

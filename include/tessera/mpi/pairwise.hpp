@@ -9,7 +9,9 @@
 // descending work so that the ranks' work is balanced (BlockScheduler::share), runs its blocks
 // through its own double-buffered pipeline, and writes their rows into the shared .npy file with
 // MPI-IO (impl/mpi_npy_writer.hpp). The file is the single-rank call's, byte for byte: the same
-// kernels compute the same blocks, whichever rank runs them.
+// kernels compute the same blocks, whichever rank runs them, and the rows land in the same
+// layout (matrix_layout.hpp: pdist's file is scipy's condensed vector, l2_kernel's in
+// np.triu_indices order).
 //
 // Pre-conditions: the single-rank call's (pairwise.hpp), on every rank, with the same functions
 // and options; the file's directory reachable from every rank. One collective check before any

@@ -6,9 +6,12 @@
 //      to min_block_side (the occupancy floor) and capped at max(n_rows, n_cols) again.
 //   2. Bands: subdivide(side, n_rows) and subdivide(side, n_cols) independently; the last band
 //      of each takes the remainder.
-//   3. Grid: every (row band, column band) is a block; in lower_triangle mode a block whose
-//      columns all lie above the diagonal (cols.first > rows.last) is dropped. Blocks are sorted
+//   3. Grid: every (row band, column band) is a block; in upper_triangle mode a block whose
+//      columns all lie below the diagonal (cols.last < rows.first) is dropped. Blocks are sorted
 //      by descending work (rows x cols; ties keep row-major grid order).
+//
+// masspcf computes the lower triangle; Tessera computes the upper one (pairs i < j, F(X_i, X_j)),
+// whose rows, read in order, are scipy's condensed distance vector (matrix_layout.hpp).
 #pragma once
 
 #include <tessera/core/errors.hpp>
@@ -25,22 +28,22 @@ namespace tessera {
 
 /// Which blocks of the grid a pairwise operation needs.
 enum class BlockTriangleMode {
-  lower_triangle,  ///< symmetric operations (pdist, l2_kernel): n_rows == n_cols, i >= j only
+  upper_triangle,  ///< symmetric operations (pdist, l2_kernel): n_rows == n_cols, i <= j only
   full,            ///< cross operations (cdist): every (i, j)
 };
 
-/// Which pairs of a block a kernel computes (masspcf's TriangleSkipMode).
+/// Which pairs of a block a kernel computes (masspcf's TriangleSkipMode, on the upper triangle).
 enum class TriangleSkipMode {
   none,                      ///< every (i, j): cdist
-  lower_triangle,            ///< i >= j: kernel matrices (l2_kernel)
-  lower_triangle_skip_diag,  ///< i > j: distance matrices (pdist)
+  upper_triangle,            ///< i <= j: kernel matrices (l2_kernel)
+  upper_triangle_skip_diag,  ///< i < j: distance matrices (pdist)
 };
 
 namespace Impl {
 /// True when pair (i, j) (global indices) is one that a kernel with this skip mode computes.
 KOKKOS_INLINE_FUNCTION bool pair_computed(TriangleSkipMode skip, std::size_t i, std::size_t j) {
-  return skip == TriangleSkipMode::none || i > j ||
-         (skip == TriangleSkipMode::lower_triangle && i == j);
+  return skip == TriangleSkipMode::none || i < j ||
+         (skip == TriangleSkipMode::upper_triangle && i == j);
 }
 }  // namespace Impl
 
@@ -90,7 +93,7 @@ struct BlockSchedulerConfig {
 };
 
 /// The blocks of an n_rows x n_cols matrix, largest first (see the file comment). Throws
-/// std::invalid_argument for a zero budget or hint, or for lower_triangle with n_rows != n_cols.
+/// std::invalid_argument for a zero budget or hint, or for upper_triangle with n_rows != n_cols.
 /// O(blocks log blocks) host work.
 class BlockScheduler {
  public:
@@ -102,9 +105,9 @@ class BlockScheduler {
                   "max_output_elements is 0 (expected at least 1)");
     Impl::require(config.n_splits_hint > 0, "BlockScheduler",
                   "n_splits_hint is 0 (expected at least 1)");
-    if (mode == BlockTriangleMode::lower_triangle && n_rows != n_cols) {
+    if (mode == BlockTriangleMode::upper_triangle && n_rows != n_cols) {
       throw std::invalid_argument(
-          Impl::concat("tessera::BlockScheduler: lower_triangle needs a square matrix (got ",
+          Impl::concat("tessera::BlockScheduler: upper_triangle needs a square matrix (got ",
                        n_rows, " x ", n_cols, ")"));
     }
     const std::size_t n_max     = std::max(n_rows, n_cols);
@@ -122,7 +125,7 @@ class BlockScheduler {
     col_bands_ = subdivide(side_, n_cols);
     for (const Band& r : row_bands_) {
       for (const Band& c : col_bands_) {
-        if (mode == BlockTriangleMode::lower_triangle && c.first > r.last) continue;
+        if (mode == BlockTriangleMode::upper_triangle && c.last < r.first) continue;
         blocks_.push_back({r, c});
       }
     }

@@ -2,10 +2,12 @@
 // memory into one, block by block, and read_npy() reads one back.
 //
 // The file holds a little-endian C-order array of float ('<f4') or double ('<f8'): a condensed
-// distance matrix of n functions is the 1-D array of n (n - 1) / 2 values that
-// scipy.spatial.distance.squareform() expands, a packed symmetric matrix the 1-D array of
-// n (n + 1) / 2 values, a dense output the array of shape (*X.shape, *Y.shape);
-// numpy.load(path, mmap_mode='r') maps any of them without reading it whole.
+// distance matrix of n functions is the 1-D array of n (n - 1) / 2 values in scipy's condensed
+// order (pairs i < j, the upper triangle row by row) that scipy.spatial.distance.squareform()
+// expands, a packed symmetric matrix the 1-D array of n (n + 1) / 2 values in np.triu_indices(n)
+// order (matrix_layout.hpp), a dense output the array of shape (*X.shape, *Y.shape);
+// numpy.load(path, mmap_mode='r') maps any of them without reading it whole (the test
+// pairwise_scipy_roundtrip checks all of this with numpy and scipy).
 #pragma once
 
 #include <tessera/core/errors.hpp>

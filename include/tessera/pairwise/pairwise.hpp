@@ -1,8 +1,8 @@
 // The pairwise block engine: pdist, cdist and kernel matrices of functions, larger than device
 // memory (after masspcf's CUDA block engine).
 //
-//   pdist(space, metric, X, out)      out = condensed distances d(X_i, X_j), i > j
-//   l2_kernel(space, X, out)          out = packed symmetric <X_i, X_j>, i >= j (PCFs)
+//   pdist(space, metric, X, out)      out = condensed d(X_i, X_j), i < j, in scipy's order
+//   l2_kernel(space, X, out)          out = packed symmetric <X_i, X_j>, i <= j (PCFs)
 //   cdist(space, metric, X, Y, out)   out = dense d(X_i, Y_j), shape (*X.shape, *Y.shape)
 //   pairwise(space, op, layout, out)  any BlockOp (below) into any layout
 //
@@ -14,7 +14,7 @@
 // memory) or in memory the execution space reads.
 // `out` is a View (host memory: filled by host threads as blocks arrive; the execution space's
 // memory: filled on the device) or an NpyFile (streamed to disk, for outputs larger than host
-// memory); the layouts are described in result_writers.hpp.
+// memory); the layouts are described in matrix_layout.hpp.
 //
 // The engine (block_scheduler.hpp, impl/block_pipeline.hpp) cuts the matrix into blocks that fit
 // PairwiseOptions::budget_bytes and runs them through a double-buffered pipeline in which each
@@ -135,7 +135,7 @@ PairwiseReport run_pairwise(const char* caller, const ExecSpace& space, BlockOp&
   using T = typename BlockOp::value_type;
   space.fence();  // inputs or the output may be in use by work queued on space
   const auto mode =
-      layout == MatrixLayout::dense ? BlockTriangleMode::full : BlockTriangleMode::lower_triangle;
+      layout == MatrixLayout::dense ? BlockTriangleMode::full : BlockTriangleMode::upper_triangle;
   const auto shape         = output_shape(layout, rs, cs);
   const std::size_t budget = pairwise_budget(space, options);
   if constexpr (is_pairwise_target<Output>) {
@@ -240,8 +240,9 @@ void check_points(const char* caller, const XView& x, const YView& y) {
 
 }  // namespace Impl
 
-/// Condensed pairwise distances of n PCFs: out[i (i - 1) / 2 + j] = d(X_i, X_j) for i > j,
-/// n (n - 1) / 2 values (scipy's condensed form). metric: PcfL1, PcfL2 or PcfLp{p} (p > 0):
+/// Condensed pairwise distances of n PCFs: out[n i - i (i + 1) / 2 + j - i - 1] = d(X_i, X_j)
+/// for i < j, n (n - 1) / 2 values: scipy's condensed distance vector (the upper triangle row by
+/// row; scipy.spatial.distance.squareform expands it). metric: PcfL1, PcfL2 or PcfLp{p} (p > 0):
 /// (integral over [t_min, end_time) of |X_i - X_j|^p)^(1/p). out: a rank-1 View in host or
 /// execution-space memory, or an NpyFile. O(n^2 (K_i + K_j)) work for functions of K
 /// breakpoints, memory: the budget on the device, two pinned staging buffers on the host (8 MiB
@@ -252,7 +253,7 @@ std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, PairwiseReport> p
     const PairwiseOptions& options = {}) {
   return Impl::with_pcf_metric("pdist", metric, [&](auto op) {
     return Impl::run_pcf("pdist", space, op, X, X, true, MatrixLayout::condensed,
-                         TriangleSkipMode::lower_triangle_skip_diag, out, options);
+                         TriangleSkipMode::upper_triangle_skip_diag, out, options);
   });
 }
 
@@ -264,11 +265,12 @@ std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, PairwiseReport> p
   return pdist(space, PcfL1{}, X, out, options);
 }
 
-/// Condensed pairwise values F(X_i, X_j), i > j, of n point vectors (X: n x D, any layout) for
-/// a Genred formula F (EuclideanDistance<D>, CosineSimilarity<D>, ...). As the PCF pdist. A
-/// LayoutRight X without padding is read in place; any other (LayoutLeft, LayoutStride, padded)
-/// is first copied into a packed row-major View in X's memory space: n D values held for the
-/// call and one pass over X (see PointBlockOp).
+/// Condensed pairwise values F(X_i, X_j), i < j, of n point vectors (X: n x D, any layout) for
+/// a Genred formula F (EuclideanDistance<D>, CosineSimilarity<D>, ...), in scipy's order as the
+/// PCF pdist: scipy.spatial.distance.pdist(X, F) for any F, symmetric or not. A LayoutRight X
+/// without padding is read in place; any other (LayoutLeft, LayoutStride, padded) is first
+/// copied into a packed row-major View in X's memory space: n D values held for the call and
+/// one pass over X (see PointBlockOp).
 template <class ExecSpace, class F, class XView, class Output>
 std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<XView>::value,
                  PairwiseReport>
@@ -279,18 +281,20 @@ pdist(const ExecSpace& space, const F& formula, const XView& X, const Output& ou
   Impl::require_output_apart("pdist", out, X, "X");
   PointBlockOp<ExecSpace, F, T, typename XView::memory_space> op(formula, X, X);
   return Impl::run_pairwise("pdist", space, op, MatrixLayout::condensed,
-                            TriangleSkipMode::lower_triangle_skip_diag, FunctionShape(X.extent(0)),
+                            TriangleSkipMode::upper_triangle_skip_diag, FunctionShape(X.extent(0)),
                             FunctionShape(X.extent(0)), out, options);
 }
 
-/// The L2 inner-product kernel matrix of n PCFs, packed: out[i (i + 1) / 2 + j] =
-/// integral of X_i X_j for i >= j, n (n + 1) / 2 values.
+/// The L2 inner-product kernel matrix of n PCFs, packed: out[n i - i (i - 1) / 2 + j - i] =
+/// integral of X_i X_j for i <= j, n (n + 1) / 2 values: the upper triangle with the diagonal
+/// row by row, numpy's np.triu_indices(n) order (LAPACK's 'L' packed storage); numpy reads it
+/// with M[np.triu_indices(n)] = out; M.T[np.triu_indices(n)] = out.
 template <class ExecSpace, class T, class MS, class Output>
 std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, PairwiseReport> l2_kernel(
     const ExecSpace& space, const PcfCollection<T, MS>& X, const Output& out,
     const PairwiseOptions& options = {}) {
   return Impl::run_pcf("l2_kernel", space, PcfL2InnerProduct{}, X, X, true, MatrixLayout::symmetric,
-                       TriangleSkipMode::lower_triangle, out, options);
+                       TriangleSkipMode::upper_triangle, out, options);
 }
 
 /// Cross values of two PCF collections: out(*i, *j) = metric(X_i, Y_j), a dense array of shape
@@ -327,15 +331,15 @@ cdist(const ExecSpace& space, const F& formula, const XView& X, const YView& Y, 
 }
 
 /// Runs any BlockOp (see the file comment) over the matrix into `out` in `layout`: condensed and
-/// symmetric compute the lower triangle (without or with the diagonal) of a square matrix,
+/// symmetric compute the upper triangle (without or with the diagonal) of a square matrix,
 /// dense every pair; the dense shape is (op.rows(), op.cols()).
 template <class ExecSpace, class BlockOp, class Output>
 std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value, PairwiseReport> pairwise(
     const ExecSpace& space, BlockOp& op, MatrixLayout layout, const Output& out,
     const PairwiseOptions& options = {}) {
   const TriangleSkipMode skip =
-      layout == MatrixLayout::condensed   ? TriangleSkipMode::lower_triangle_skip_diag
-      : layout == MatrixLayout::symmetric ? TriangleSkipMode::lower_triangle
+      layout == MatrixLayout::condensed   ? TriangleSkipMode::upper_triangle_skip_diag
+      : layout == MatrixLayout::symmetric ? TriangleSkipMode::upper_triangle
                                           : TriangleSkipMode::none;
   return Impl::run_pairwise("pairwise", space, op, layout, skip, FunctionShape(op.rows()),
                             FunctionShape(op.cols()), out, options);

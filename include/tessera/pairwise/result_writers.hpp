@@ -1,10 +1,12 @@
 // Result writers: where the engine puts each finished block (masspcf's DistanceMatrix,
 // SymmetricMatrix and Tensor writers).
 //
-// The layouts (condensed, symmetric, dense) are described in matrix_layout.hpp. In every layout
-// the kept columns of one row of a block are consecutive positions, and consecutive values of
-// the block's row in its buffer (BlockStorage), so a writer moves a block as one copy per row.
-// Blocks do not overlap: writers need no locking.
+// The layouts (condensed, symmetric, dense) are described in matrix_layout.hpp: condensed is
+// scipy's condensed distance vector (pairs i < j, the upper triangle row by row), symmetric the
+// upper triangle with the diagonal in np.triu_indices(n) order. In every layout the kept columns
+// of one row of a block (from the row's first kept column to the block's last column) are
+// consecutive positions, and consecutive values of the block's row in its buffer (BlockStorage),
+// so a writer moves a block as one copy per row. Blocks do not overlap: writers need no locking.
 //
 // Targets: a rank-1 (or contiguous LayoutRight) View in host memory, filled by host threads from
 // the downloaded block; a View in the execution space's memory, filled by a kernel from the
@@ -40,10 +42,12 @@ struct RowMove {
 KOKKOS_INLINE_FUNCTION RowMove row_move(const BlockInfo& b, const BlockStorage& storage,
                                         std::size_t r0, std::size_t r, MatrixLayout layout,
                                         std::size_t n_cols) {
-  const std::size_t i = b.rows.first + r0 + r, end = layout_row_end(layout, i, b.cols.last + 1);
-  const std::size_t count = end > b.cols.first ? end - b.cols.first : 0;
-  return {layout_row_base(layout, i, n_cols) + b.cols.first,
-          storage.row_start(r0 + r) - storage.row_start(r0), count};
+  const std::size_t i = b.rows.first + r0 + r, row_first = layout_row_first(layout, i);
+  const std::size_t first = row_first > b.cols.first ? row_first : b.cols.first;
+  const std::size_t end   = b.cols.last + 1;
+  if (first >= end) return {0, 0, 0};  // the row keeps none of the block's columns
+  return {layout_index(layout, i, first, n_cols),
+          storage.index(r0 + r, first - b.cols.first) - storage.row_start(r0), end - first};
 }
 
 /// Copies the kept values of block rows r0 + r from `rows` (the block's rows [r0, ..) as its

@@ -1,5 +1,6 @@
-// The PCF block kernel: integrates Op over every pair (row function i, column function j) of
-// one block, writing the block's dense rows x cols matrix.
+// The PCF block kernel: integrates Op over every computed pair (row function i, column function
+// j) of one block, op(X_i, X_j) in that argument order, writing each where the block's
+// BlockStorage says.
 //
 // Each team takes a G x G tile of pairs (G = TuningBase::pairwise_pcf_tile_bytes divided by
 // the size of a breakpoint: 16 in float, 8 in double). When the longest function fits, the
@@ -124,8 +125,9 @@ struct PcfBlockKernel {
     const std::size_t i0 = std::size_t(ti) * G, j0 = std::size_t(tj) * G;
     const int nr = rows - i0 < std::size_t(G) ? int(rows - i0) : G;
     const int nc = cols - j0 < std::size_t(G) ? int(cols - j0) : G;
-    // A tile with no computed pair leaves at once (the same decision for the whole team).
-    if (!pair_computed(skip, r0 + i0 + nr - 1, c0 + j0)) return;
+    // A tile with no computed pair leaves at once (the same decision for the whole team): its
+    // first row and last column, the pair nearest the upper triangle, is skipped.
+    if (!pair_computed(skip, r0 + i0, c0 + j0 + nc - 1)) return;
 
     const PcfPoint<T>*f_base = data.row_points, *g_base = data.col_points;
     int stride = 1;

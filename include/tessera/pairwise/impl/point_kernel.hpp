@@ -44,7 +44,9 @@ struct PointBlockKernel {
     const std::size_t i0 = std::size_t(ti) * TILE, j0 = std::size_t(tj) * TILE;
     const int nr = rows - i0 < std::size_t(TILE) ? int(rows - i0) : TILE;
     const int nc = cols - j0 < std::size_t(TILE) ? int(cols - j0) : TILE;
-    if (!pair_computed(skip, r0 + i0 + nr - 1, c0 + j0)) return;
+    // A tile whose first row and last column (the pair nearest the upper triangle) is skipped
+    // computes nothing.
+    if (!pair_computed(skip, r0 + i0, c0 + j0 + nc - 1)) return;
 
     const auto& scratch = m.team_scratch(level);
     T* xs               = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * TILE * D, 16));
