@@ -372,4 +372,29 @@ TEST(GenredBuiltinFormulas, RadialKernelRejectsBadSigma) {
   });
 }
 
+// The point-pair formulas evaluated on one pair, against their documented values in double:
+// EuclideanDistance, CosineSimilarity and CosineDistance, which is scipy's cosine distance
+// 1 - x.y / (|x| |y|) for non-zero vectors and 1 where either vector is 0 (scipy gives NaN).
+template <class Formula>
+double point_pair_value(const double (&x)[3], const double (&y)[3]) {
+  double out = 0;
+  Formula{}(tessera::In<double, 3>(x, 3), tessera::In<double, 3>(y, 3),
+            tessera::Out<double, 1>(&out, 1));
+  return out;
+}
+
+TEST(GenredBuiltinFormulas, PointPairFormulasAndTheZeroVectorOfCosine) {
+  const double x[3] = {1.5, -2.0, 0.25}, y[3] = {-0.5, 3.0, 2.0}, zero[3] = {0, 0, 0};
+  const double xy = 1.5 * -0.5 + -2.0 * 3.0 + 0.25 * 2.0;
+  const double nx = std::sqrt(1.5 * 1.5 + 4.0 + 0.0625), ny = std::sqrt(0.25 + 9.0 + 4.0);
+  const double r = std::sqrt(2.0 * 2.0 + 5.0 * 5.0 + 1.75 * 1.75);
+  // Tolerance: a few roundings of double arithmetic on values of order 1.
+  EXPECT_NEAR(point_pair_value<tessera::EuclideanDistance<3>>(x, y), r, 1e-14);
+  EXPECT_NEAR(point_pair_value<tessera::CosineSimilarity<3>>(x, y), xy / (nx * ny), 1e-14);
+  EXPECT_NEAR(point_pair_value<tessera::CosineDistance<3>>(x, y), 1 - xy / (nx * ny), 1e-14);
+  EXPECT_EQ(point_pair_value<tessera::CosineSimilarity<3>>(x, zero), 0.0);
+  EXPECT_EQ(point_pair_value<tessera::CosineDistance<3>>(zero, y), 1.0);
+  EXPECT_EQ(point_pair_value<tessera::CosineDistance<3>>(zero, zero), 1.0);
+}
+
 }  // namespace

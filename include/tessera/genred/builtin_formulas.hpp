@@ -125,7 +125,8 @@ using EuclideanDistance = PointPairFormula<D, DistanceOp>;
 /// F(x_i, y_j) = x_i . y_j / (|x_i| |y_j|), 0 when either vector is 0.
 template <int D>
 using CosineSimilarity = PointPairFormula<D, CosineSimilarityOp>;
-/// F(x_i, y_j) = 1 - CosineSimilarity (scipy's cosine distance).
+/// F(x_i, y_j) = 1 - CosineSimilarity: scipy's cosine distance for non-zero vectors; where either
+/// vector is 0 it is 1 (scipy's `cosine` gives NaN there).
 template <int D>
 using CosineDistance = PointPairFormula<D, CosineDistanceOp>;
 /// F(x_i, y_j) = x_i . y_j.

@@ -1,13 +1,14 @@
 // NumPy .npy files (format version 1.0): the pairwise engine streams outputs larger than host
 // memory into one, block by block, and read_npy() reads one back.
 //
-// The file holds a little-endian C-order array of float ('<f4') or double ('<f8'): a condensed
-// distance matrix of n functions is the 1-D array of n (n - 1) / 2 values in scipy's condensed
-// order (pairs i < j, the upper triangle row by row) that scipy.spatial.distance.squareform()
-// expands, a packed symmetric matrix the 1-D array of n (n + 1) / 2 values in np.triu_indices(n)
-// order (matrix_layout.hpp), a dense output the array of shape (*X.shape, *Y.shape);
-// numpy.load(path, mmap_mode='r') maps any of them without reading it whole (the test
-// pairwise_scipy_roundtrip checks all of this with numpy and scipy).
+// The file holds a C-order array of float ('<f4') or double ('<f8') in the host's byte order
+// (little-endian on every platform Kokkos supports; the descr says '>' on a big-endian host): a
+// condensed distance matrix of n functions is the 1-D array of n (n - 1) / 2 values in scipy's
+// condensed order (pairs i < j, the upper triangle row by row) that squareform() of
+// scipy.spatial.distance expands; a packed symmetric matrix is the 1-D array of n (n + 1) / 2
+// values in np.triu_indices(n) order (matrix_layout.hpp); a dense output is the array of shape
+// (*X.shape, *Y.shape). numpy.load(path, mmap_mode='r') maps any of them without reading it
+// whole (the test pairwise_scipy_roundtrip checks all of this with numpy and scipy).
 #pragma once
 
 #include <tessera/core/errors.hpp>
@@ -36,11 +37,26 @@ struct NpyFile {
 
 namespace Impl {
 
+/// The byte order of this host's values as a .npy descr writes it: '<' little-endian (every
+/// platform Kokkos supports today), '>' big-endian. Files hold the host's bytes as they are.
+inline constexpr char npy_host_order =
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    '>';
+#else
+    '<';
+#endif
+
+/// The descr of T's values in this host's byte order: "<f4" or "<f8" on little-endian hosts.
 template <class T>
 constexpr const char* npy_descr() {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "tessera: .npy files hold float or double");
-  return std::is_same_v<T, float> ? "<f4" : "<f8";
+  if constexpr (npy_host_order == '<') {
+    return std::is_same_v<T, float> ? "<f4" : "<f8";
+  } else {
+    return std::is_same_v<T, float> ? ">f4" : ">f8";
+  }
 }
 
 /// The header of a version-1.0 .npy file: magic, version, length, dictionary, padded with

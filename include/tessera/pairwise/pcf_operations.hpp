@@ -6,19 +6,16 @@
 //
 // Every integrand is 0 where both functions are 0, which is what makes integrals over the
 // functions' zero tails vanish (pcf_collection.hpp). A new operation is a struct with the same
-// two members plus `symmetric_skip`, the pairs a pdist-like call computes.
+// two members; which pairs a call computes is the call's (pdist: i < j, l2_kernel: i <= j).
 #pragma once
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/pairwise/block_scheduler.hpp>
 
 namespace tessera {
 
 /// L1 distance: integral of |f - g|.
 struct PcfL1 {
-  /// A pdist-like call computes i < j (a function's distance to itself is 0).
-  static constexpr TriangleSkipMode symmetric_skip = TriangleSkipMode::upper_triangle_skip_diag;
   /// |f - g|.
   template <class T>
   KOKKOS_INLINE_FUNCTION T integrand(T f, T g) const {
@@ -33,8 +30,6 @@ struct PcfL1 {
 
 /// L2 distance: (integral of (f - g)^2)^(1/2) (Lp with p = 2, without the general power).
 struct PcfL2 {
-  /// A pdist-like call computes i < j (a function's distance to itself is 0).
-  static constexpr TriangleSkipMode symmetric_skip = TriangleSkipMode::upper_triangle_skip_diag;
   /// (f - g)^2.
   template <class T>
   KOKKOS_INLINE_FUNCTION T integrand(T f, T g) const {
@@ -50,9 +45,7 @@ struct PcfL2 {
 /// Lp distance, p > 0: (integral of |f - g|^p)^(1/p). pdist and cdist run p = 1 and p = 2 as
 /// PcfL1 and PcfL2, which skip the two powers per rectangle.
 struct PcfLp {
-  /// A pdist-like call computes i < j (a function's distance to itself is 0).
-  static constexpr TriangleSkipMode symmetric_skip = TriangleSkipMode::upper_triangle_skip_diag;
-  double p                                         = 1;  ///< the exponent: finite and > 0
+  double p = 1;  ///< the exponent: finite and > 0
   /// |f - g|^p, p rounded to T.
   template <class T>
   KOKKOS_INLINE_FUNCTION T integrand(T f, T g) const {
@@ -67,8 +60,6 @@ struct PcfLp {
 
 /// L2 inner product: integral of f g (a kernel matrix: the diagonal is computed too).
 struct PcfL2InnerProduct {
-  /// A symmetric call computes i <= j (the diagonal holds the squared L2 norms).
-  static constexpr TriangleSkipMode symmetric_skip = TriangleSkipMode::upper_triangle;
   /// f g.
   template <class T>
   KOKKOS_INLINE_FUNCTION T integrand(T f, T g) const {
