@@ -2,13 +2,15 @@
 // host memory, converted to the type the caller needs: float32/float64 ('<f4', '<f8') into a
 // floating-point type, signed or unsigned integers of 1 to 8 bytes ('|i1', '<i2', '<i4', '<i8',
 // '|u1', '<u2', '<u4', '<u8') into std::size_t (negative values rejected). Every defect (missing
-// or unreadable file, bad magic or version, a malformed header, another dtype, big-endian data,
-// Fortran order, data shorter or longer than the shape) throws std::invalid_argument
-// "tessera::<caller>: <argument> '<path>' <what>"; a shape whose size overflows throws
-// std::length_error. Little-endian hosts (all Kokkos targets).
+// or unreadable file, bad magic or version, a malformed header, another dtype, data in the other
+// byte order than the host's, Fortran order, data shorter or longer than the shape) throws
+// std::invalid_argument "tessera::<caller>: <argument> '<path>' <what>"; a shape whose size
+// overflows throws std::length_error. Values are read in the host's byte order, '<' on every Kokkos
+// target.
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/pairwise/npy_file.hpp>
 
 #include <cerrno>
 #include <cstdint>
@@ -153,12 +155,15 @@ class NpyReader {
     size_                = sz == "1" ? 1 : sz == "2" ? 2 : sz == "4" ? 4 : sz == "8" ? 8 : 0;
     const bool known     = (kind_ == 'f' && (size_ == 4 || size_ == 8)) ||
                        ((kind_ == 'i' || kind_ == 'u') && size_ != 0);
-    const bool little = order == '<' || (order == '|' && size_ == 1);
-    if (!known || !(little || order == '>')) {
+    const bool native = order == npy_host_order || (order == '|' && size_ == 1);
+    if (!known || !(native || order == '<' || order == '>')) {
       fail("holds '", descr_,
            "' values, which are not float32, float64 or integers of 1 to 8 bytes");
     }
-    if (!little) fail("holds big-endian '", descr_, "' values (expected little-endian '<')");
+    if (!native) {
+      fail("holds ", order == '>' ? "big" : "little", "-endian '", descr_,
+           "' values (expected this host's byte order, '", npy_host_order, "')");
+    }
   }
 
   void parse_shape(const std::string& value) {
