@@ -15,8 +15,8 @@
 // vector indexed by i) and col_sum(e) (sum over i, indexed by j) are the nested map-reduces
 // that make matrix-vector products: A x is row_sum(A * by_col(x)), A^T y is
 // col_sum(A * by_row(y)). Example (AXPYDOT, z = w - alpha v, r = z . u):
-//   constexpr fusion::Vec<0> z;  constexpr fusion::Vec<1> w;  constexpr fusion::Vec<2> v;
-//   constexpr fusion::Vec<3> u;  constexpr fusion::Scalar<4> r;
+//   constexpr fusion::Vec<0> w;  constexpr fusion::Vec<1> v;  constexpr fusion::Vec<2> u;
+//   constexpr fusion::Vec<3> z;  constexpr fusion::Scalar<4> r;
 //   auto seq = fusion::sequence(fusion::assign(z, w - alpha * v), fusion::assign(r, dot(z, u)));
 #pragma once
 

@@ -1,10 +1,10 @@
 // Running a fused sequence: bind its symbols to Views, choose a plan, launch its kernels.
 //
-//   constexpr fusion::Vec<0> z;  constexpr fusion::Vec<1> w;  constexpr fusion::Vec<2> v;
-//   constexpr fusion::Vec<3> u;  constexpr fusion::Scalar<4> r;
+//   constexpr fusion::Vec<0> w;  constexpr fusion::Vec<1> v;  constexpr fusion::Vec<2> u;
+//   constexpr fusion::Vec<3> z;  constexpr fusion::Scalar<4> r;
 //   auto seq = fusion::sequence(fusion::assign(z, w - alpha * v),   // map:    z_i = w_i - a v_i
 //                               fusion::assign(r, dot(z, u)));       // reduce: r = sum z_i u_i
-//   fusion::run(space, seq, fusion::bind(z_view, w_view, v_view, u_view, r_view));
+//   fusion::run(space, seq, fusion::bind(w_view, v_view, u_view, z_view, r_view));
 //
 // The plan (plan.hpp) is the one the model prefers, the unfused one, one given by its cuts, or
 // the tuner's pick. Vector sequences run in impl/vector_kernel.hpp's kernels, matrix sequences

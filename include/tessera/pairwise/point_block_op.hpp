@@ -47,18 +47,7 @@ class PointBlockOp {
   /// one pass over the input (Kokkos::deep_copy, which waits for all queued work), once for
   /// both sides when y is x.
   template <class XView, class YView>
-  PointBlockOp(const F& f, const XView& x, const YView& y)
-      : PointBlockOp(f, Impl::packed_point_pair(x, y)) {
-    static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value &&
-                      XView::rank == 2 && YView::rank == 2,
-                  "tessera::PointBlockOp: x and y are rank-2 Views (n, D) and (m, D)");
-    static_assert(std::is_same_v<typename XView::non_const_value_type, T> &&
-                      std::is_same_v<typename YView::non_const_value_type, T>,
-                  "tessera::PointBlockOp: x and y hold values of T");
-    static_assert(std::is_same_v<typename XView::memory_space, RowSpace> &&
-                      std::is_same_v<typename YView::memory_space, ColSpace>,
-                  "tessera::PointBlockOp: x is in RowSpace and y in ColSpace");
-  }
+  PointBlockOp(const F& f, const XView& x, const YView& y) : PointBlockOp(f, packed(x, y)) {}
 
   /// n, the rows of x.
   std::size_t rows() const { return n_rows_; }
@@ -87,6 +76,22 @@ class PointBlockOp {
   }
 
  private:
+  /// x and y packed (impl/packed_points.hpp), once their types are checked.
+  template <class XView, class YView>
+  static auto packed(const XView& x, const YView& y) {
+    static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value,
+                  "tessera::PointBlockOp: x and y are Kokkos Views");
+    static_assert(XView::rank == 2 && YView::rank == 2,
+                  "tessera::PointBlockOp: x and y are rank-2 Views (n, D) and (m, D)");
+    static_assert(std::is_same_v<typename XView::non_const_value_type, T> &&
+                      std::is_same_v<typename YView::non_const_value_type, T>,
+                  "tessera::PointBlockOp: x and y hold values of T");
+    static_assert(std::is_same_v<typename XView::memory_space, RowSpace> &&
+                      std::is_same_v<typename YView::memory_space, ColSpace>,
+                  "tessera::PointBlockOp: x is in RowSpace and y in ColSpace");
+    return Impl::packed_point_pair(x, y);
+  }
+
   template <class Packed>
   PointBlockOp(const F& f, const Packed& xy)
       : f_(f),
