@@ -82,6 +82,19 @@ TEST(PcfCollectionBuilders, ListsGiveTheHandMadeCollection) {
   const tessera::PcfCollection<float> f(
       {{{0, 1}, {2, 0}}, {{1, 3}}, {{0.5, 2}, {1, -1}, {4, 0.25}, {7, 0}}});
   expect_same(f, hand_made<float>(), "float rows");
+  // A collection in another memory space type than HostSpace takes the copying path everywhere.
+  using HostDevice = Kokkos::Device<Kokkos::DefaultHostExecutionSpace, Kokkos::HostSpace>;
+  expect_same(tessera::PcfCollection<double, HostDevice>(times, values), hand_made<double>(),
+              "times and values copied to Device<host, HostSpace>");
+  // Two functions in braces: the rows, not a list of times and one of values.
+  const tessera::PcfCollection<double> two{{{0, 1}, {2, 0}}, {{1, 3}}};
+  const tessera::PcfCollection<double> two_too({{{0, 1}, {2, 0}}, {{1, 3}}});
+  for (const auto& c : {two, two_too}) {
+    ASSERT_EQ(c.size(), 2u);
+    EXPECT_EQ(c.offsets()(1), 2u);
+    EXPECT_EQ(c.breakpoints()(2, 0), 1.0);
+    EXPECT_EQ(c.breakpoints()(2, 1), 3.0);
+  }
   EXPECT_EQ(tessera::PcfCollection<double>(Rows{}).size(), 0u);
   EXPECT_EQ(tessera::PcfCollection<double>(Rows{}).offsets().extent(0), 1u);
   // The collection is one pdist takes; the non-zero tail of function 1 needs a finite end.

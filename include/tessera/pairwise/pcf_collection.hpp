@@ -26,6 +26,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -92,6 +93,12 @@ class PcfCollection {
   explicit PcfCollection(const std::vector<std::vector<std::array<T, 2>>>& functions)
       : PcfCollection(Impl::validated_pcfs<MemorySpace>(Impl::host_pcfs(functions), "PcfCollection",
                                                         "functions")) {}
+
+  /// The constructor above from a braced list, PcfCollection<float>{{{0, 1}, {2, 0}}, {{1, 3},
+  /// {4, 0}}} (which a list of two functions would otherwise make ambiguous with the
+  /// constructor below).
+  PcfCollection(std::initializer_list<std::vector<std::array<T, 2>>> functions)
+      : PcfCollection(std::vector<std::vector<std::array<T, 2>>>(functions)) {}
 
   /// The functions of host lists of times and values, times[f][k] = t_k and values[f][k] = v_k
   /// of function f (masspcf's two arrays per function); as the constructor above, and
