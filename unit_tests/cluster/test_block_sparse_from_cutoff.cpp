@@ -2,6 +2,7 @@
 // their permutations, every pair closer than the cutoff is kept (and far pairs are dropped),
 // block-sparse reductions equal the host reference restricted to the kept pairs, and a kernel
 // that vanishes beyond the cutoff gives the dense result.
+#include "cluster/block_sparse_genred_check.hpp"
 #include "cluster/block_sparse_test_support.hpp"
 #include "genred/genred_test_support.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -102,42 +104,49 @@ TYPED_TEST(BlockSparseFromCutoff, KeepsEveryPairWithinTheCutoff) {
   EXPECT_GT(close, 0);
   EXPECT_LT(s.ranges.kept_pairs(), static_cast<std::int64_t>(m) * n / 2);
 
-  // reductions restricted to the pattern, both axes, against the restricted host reference
+  // reductions restricted to the pattern, both axes, against the restricted host reference,
+  // through every kernel that runs block-sparse calls here
   const ProblemData d{0, m, n, {4.0}, sx, sy, std::vector<double>(2 * n, 1.0)};
   auto bb = to_view2<T, Space>("bb", d.b, n, 2);
   auto pp = to_view2<T, Space>("pp", d.p, 1, 1);
-  for (tessera::Axis axis : {tessera::Axis::j, tessera::Axis::i}) {
-    const int rows = axis == tessera::Axis::j ? m : n;
-    const auto ref = tessera_ref::reduce(
-        tessera::MinArgMin{}, 1, rows, axis == tessera::Axis::j ? n : m, 3,
-        reference_formula(d, axis), [&](int outer, int inner) {
-          return axis == tessera::Axis::j ? p.keeps(outer, inner) : p.keeps(inner, outer);
-        });
-    Kokkos::View<T**, typename Space::memory_space> v("v", rows, 3);
-    Kokkos::View<int**, typename Space::memory_space> ix("ix", rows, 3);
-    tessera::GenredOptions opt = tessera_test::test_options();
-    opt.axis                   = axis;
-    tessera::genred(Space(), tessera::MinArgMin{}, MixedFormula{}, tessera::params(pp),
-                    tessera::i_vars(x), tessera::j_vars(y, bb), tessera::outputs(v, ix), s.ranges,
-                    opt);
-    expect_matches(tessera::MinArgMin{}, ref, host_rows(v), host_rows(ix), 3, 1, tolerance<T>(),
-                   axis == tessera::Axis::j ? "axis j" : "axis i");
-  }
+  for (tessera::Implementation implementation : sparse_implementations<Space>()) {
+    const std::string kernel = " kernel " + implementation_name(implementation);
+    for (tessera::Axis axis : {tessera::Axis::j, tessera::Axis::i}) {
+      const int rows = axis == tessera::Axis::j ? m : n;
+      const auto ref = tessera_ref::reduce(
+          tessera::MinArgMin{}, 1, rows, axis == tessera::Axis::j ? n : m, 3,
+          reference_formula(d, axis), [&](int outer, int inner) {
+            return axis == tessera::Axis::j ? p.keeps(outer, inner) : p.keeps(inner, outer);
+          });
+      Kokkos::View<T**, typename Space::memory_space> v("v", rows, 3);
+      Kokkos::View<int**, typename Space::memory_space> ix("ix", rows, 3);
+      tessera::GenredOptions opt = tessera_test::test_options();
+      opt.axis                   = axis;
+      opt.implementation         = implementation;
+      tessera::genred(Space(), tessera::MinArgMin{}, MixedFormula{}, tessera::params(pp),
+                      tessera::i_vars(x), tessera::j_vars(y, bb), tessera::outputs(v, ix), s.ranges,
+                      opt);
+      expect_matches(tessera::MinArgMin{}, ref, host_rows(v), host_rows(ix), 3, 1, tolerance<T>(),
+                     (axis == tessera::Axis::j ? "axis j" : "axis i") + kernel);
+    }
 
-  // a kernel that vanishes beyond the cutoff: block-sparse equals dense
-  Kokkos::View<T**, typename Space::memory_space> dense("dense", m, 1), sparse("sparse", m, 1);
-  const TruncatedGaussian k{cutoff, 0.03};
-  tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(x), tessera::j_vars(y, b), dense,
-                  tessera_test::test_options());
-  tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(x), tessera::j_vars(y, b), sparse,
-                  s.ranges, tessera_test::test_options());
-  const auto hd = host_rows(dense), hs = host_rows(sparse);
-  double largest = 0;
-  for (int i = 0; i < m; ++i)
-    largest = std::max(largest, hd[i]);
-  EXPECT_GT(largest, 0.1);     // the kernel does not vanish everywhere
-  for (int i = 0; i < m; ++i)  // same terms, summed in another order: float rounding only
-    ASSERT_NEAR(hs[i], hd[i], 1e-5 * largest) << "row " << i;
+    // a kernel that vanishes beyond the cutoff: block-sparse equals dense
+    Kokkos::View<T**, typename Space::memory_space> dense("dense", m, 1), sparse("sparse", m, 1);
+    const TruncatedGaussian k{cutoff, 0.03};
+    tessera::GenredOptions opt = tessera_test::test_options();
+    opt.implementation         = implementation;
+    tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(x), tessera::j_vars(y, b), dense,
+                    opt);
+    tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(x), tessera::j_vars(y, b), sparse,
+                    s.ranges, opt);
+    const auto hd = host_rows(dense), hs = host_rows(sparse);
+    double largest = 0;
+    for (int i = 0; i < m; ++i)
+      largest = std::max(largest, hd[i]);
+    EXPECT_GT(largest, 0.1) << kernel;  // the kernel does not vanish everywhere
+    for (int i = 0; i < m; ++i)         // same terms, summed in another order: float rounding
+      ASSERT_NEAR(hs[i], hd[i], 1e-5 * largest) << "row " << i << kernel;
+  }
 }
 
 // One cloud interacting with itself: passing the same View twice sorts it once.

@@ -1,6 +1,8 @@
 // Cluster masks: mask_from_centroid_distance against a host loop, and ranges_from_mask, whose
 // pattern must keep exactly the pairs (i, j) with i in x-cluster a, j in y-cluster b and
-// mask(a, b) true, merging equal rows and touching clusters.
+// mask(a, b) true, merging equal rows and touching clusters; genred over such a pattern through
+// every kernel that runs block-sparse calls.
+#include "cluster/block_sparse_genred_check.hpp"
 #include "cluster/block_sparse_test_support.hpp"
 #include "genred/genred_test_support.hpp"
 
@@ -12,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -48,11 +51,11 @@ Kokkos::View<int**, Kokkos::LayoutRight, typename Space::memory_space> ranges_vi
   return v;
 }
 
-/// Runs ranges_from_mask and checks every pair of the plane against the mask, in both
-/// directions; returns the forward triple on the host.
+/// ranges_from_mask of a (Cx, Cy) row-major host mask and host cluster ranges.
 template <class Space>
-HostPattern check_mask_pattern(const std::vector<char>& mask, const std::vector<int>& rx,
-                               const std::vector<int>& ry) {
+tessera::BlockSparseRanges<typename Space::memory_space> mask_ranges(const std::vector<char>& mask,
+                                                                     const std::vector<int>& rx,
+                                                                     const std::vector<int>& ry) {
   using Mem    = typename Space::memory_space;
   const int cx = static_cast<int>(rx.size() / 2), cy = static_cast<int>(ry.size() / 2);
   Kokkos::View<bool**, Mem> dmask("mask", cx, cy);
@@ -62,8 +65,16 @@ HostPattern check_mask_pattern(const std::vector<char>& mask, const std::vector<
       hm(a, b) = mask[a * cy + b] != 0;
   }
   Kokkos::deep_copy(dmask, hm);
-  const auto r =
-      tessera::ranges_from_mask(Space(), dmask, ranges_view<Space>(rx), ranges_view<Space>(ry));
+  return tessera::ranges_from_mask(Space(), dmask, ranges_view<Space>(rx), ranges_view<Space>(ry));
+}
+
+/// Runs ranges_from_mask and checks every pair of the plane against the mask, in both
+/// directions; returns the forward triple on the host.
+template <class Space>
+HostPattern check_mask_pattern(const std::vector<char>& mask, const std::vector<int>& rx,
+                               const std::vector<int>& ry) {
+  const int cx = static_cast<int>(rx.size() / 2), cy = static_cast<int>(ry.size() / 2);
+  const auto r = mask_ranges<Space>(mask, rx, ry);
   const int m = cx ? rx.back() : 0, n = cy ? ry.back() : 0;
   EXPECT_EQ(r.m(), m);
   EXPECT_EQ(r.n(), n);
@@ -120,6 +131,41 @@ TYPED_TEST(ClusterMask, FullAndEmptyMasks) {
   const HostPattern none = check_mask_pattern<TypeParam>(std::vector<char>(13 * 11, 0), rx, ry);
   EXPECT_EQ(none.segments, (std::vector<int>{0, rx.back()}));
   EXPECT_TRUE(none.ranges.empty());
+}
+
+// Genred over a cluster mask's pattern: every reduction, both axes, float and double, through
+// every kernel that runs block-sparse calls, against the reference restricted to the mask's
+// pairs (a pattern built from the mask cluster by cluster, independently of ranges_from_mask).
+// Clusters of odd and zero sizes; x-cluster 2 keeps nothing, nothing keeps y-cluster 4.
+TYPED_TEST(ClusterMask, GenredOverMaskPattern) {
+  using Space  = TypeParam;
+  const int cx = 19, cy = 23;
+  std::mt19937 gen(17);
+  const auto rx = random_clusters(cx, 13, gen);
+  const auto ry = random_clusters(cy, 11, gen);
+  std::bernoulli_distribution keep(0.3);
+  std::vector<char> mask(cx * cy);
+  for (int a = 0; a < cx; ++a) {
+    for (int b = 0; b < cy; ++b)
+      mask[a * cy + b] = a != 2 && b != 4 && keep(gen);
+  }
+  const int m = rx.back(), n = ry.back();
+  HostPattern by_cluster(m, n);
+  for (int a = 0; a < cx; ++a) {
+    std::vector<std::pair<int, int>> kept;
+    for (int b = 0; b < cy; ++b) {
+      if (mask[a * cy + b]) kept.push_back({ry[2 * b], ry[2 * b + 1]});
+    }
+    by_cluster.add_segment(rx[2 * a + 1], kept);
+  }
+  const auto ranges = mask_ranges<Space>(mask, rx, ry);
+  const SparseCase s{0, m, n, 0};
+#define TESSERA_MASK_REDUCTION(Name, Reduction, ctor)                                         \
+  check_sparse<Space, float>(tessera::Reduction ctor, s, ranges, by_cluster, "mask " #Name);  \
+  check_sparse<Space, double>(tessera::Reduction ctor, s, ranges, by_cluster, "mask " #Name); \
+  if (::testing::Test::HasFailure()) return;
+  TESSERA_FOR_EACH_REDUCTION(TESSERA_MASK_REDUCTION)
+#undef TESSERA_MASK_REDUCTION
 }
 
 TYPED_TEST(ClusterMask, RangesFromMaskRejectsBadInput) {

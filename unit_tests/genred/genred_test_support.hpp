@@ -296,16 +296,60 @@ inline std::vector<SizeCase> standard_sizes() {
           {0, 3, 4099}, {0, 0, 5},   {3, 37, 61},    {2, 0, 4},    {1, 5, 3}};
 }
 
+/// Runs call(p, x, y, b, out), a genred call of `reduction` on MixedFormula's Views (rank 3, or
+/// their rank-2 subviews when batch is 0) with `out` the reduction's outputs, into poisoned
+/// outputs of `rows` rows, and compares them with `ref`; the values or indices that the
+/// reduction does not write must stay poisoned.
+template <class Space, class T, class Reduction, class V, class Call>
+void check_call(const Reduction& reduction, int batch, int rows, const tessera_ref::Expected& ref,
+                const V& p, const V& x, const V& y, const V& b, const Call& call,
+                const std::string& where) {
+  using namespace tessera;
+  constexpr bool has_values  = Impl::ReductionFacts<Reduction>::writes_values;
+  constexpr bool has_indices = Impl::ReductionFacts<Reduction>::writes_indices;
+  const int batches          = batch > 0 ? batch : 1;
+  Kokkos::View<T***, typename Space::memory_space> values("values", batches, rows, ref.cols);
+  Kokkos::View<std::int64_t***, typename Space::memory_space> indices("indices", batches, rows,
+                                                                      ref.cols);
+  Kokkos::deep_copy(values, std::numeric_limits<T>::quiet_NaN());  // poison
+  Kokkos::deep_copy(indices, -7);
+  auto run = [&](auto pv, auto xv, auto yv, auto bv, auto vv, auto iv) {
+    if constexpr (has_values && has_indices) {
+      call(pv, xv, yv, bv, tessera::outputs(vv, iv));
+    } else if constexpr (has_values) {
+      call(pv, xv, yv, bv, vv);
+    } else {
+      call(pv, xv, yv, bv, iv);
+    }
+  };
+  if (batch > 0) {
+    run(p, x, y, b, values, indices);
+  } else {
+    auto sub2 = [](auto v) { return Kokkos::subview(v, 0, Kokkos::ALL, Kokkos::ALL); };
+    run(sub2(p), sub2(x), sub2(y), sub2(b), sub2(values), sub2(indices));
+  }
+  const auto hv = host_values(values);
+  const auto hi = host_values(indices);
+  if (!has_values) {
+    for (double v : hv)
+      ASSERT_TRUE(std::isnan(v)) << where << ": values written";
+  }
+  if (!has_indices) {
+    for (double v : hi)
+      ASSERT_EQ(v, -7) << where << ": indices written";
+  }
+  expect_matches(reduction, ref, hv, hi, MixedFormula::out_dim, Impl::reduction_k(reduction),
+                 tolerance<T>(), where);
+}
+
 /// Runs `reduction` on MixedFormula (or StagedMixedFormula) over every size, both axes, both
 /// schemes (and automatic) and, when it matters, every summation mode, comparing with the
 /// reference.
 template <class Space, class T, class Reduction, class Formula = MixedFormula>
 void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = standard_sizes()) {
   using namespace tessera;
-  constexpr bool has_values  = Impl::ReductionFacts<Reduction>::writes_values;
-  constexpr bool has_indices = Impl::ReductionFacts<Reduction>::writes_indices;
-  constexpr int dim          = MixedFormula::out_dim;
-  const int k                = Impl::reduction_k(reduction);
+  constexpr int dim = MixedFormula::out_dim;
+  const int k       = Impl::reduction_k(reduction);
   const std::vector<Summation> summations =
       Impl::uses_summation<Reduction>
           ? std::vector<Summation>{Summation::direct, Summation::block_sum, Summation::kahan}
@@ -325,54 +369,24 @@ void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = s
           reduction, d.batches(), n_outer, n_inner, dim, reference_formula(d, axis));
       for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d, Scheme::automatic}) {
         for (Summation summation : summations) {
-          GenredOptions opt = test_options();
-          opt.axis          = axis;
-          opt.scheme        = scheme;
-          opt.summation     = summation;
-          opt.chunks_2d     = scheme == Scheme::tiled_2d ? 3 : 0;
-          const int rows    = n_outer;
-          Kokkos::View<T***, typename Space::memory_space> values("values", d.batches(), rows,
-                                                                  ref.cols);
-          Kokkos::View<std::int64_t***, typename Space::memory_space> indices(
-              "indices", d.batches(), rows, ref.cols);
-          Kokkos::deep_copy(values, std::numeric_limits<T>::quiet_NaN());  // poison
-          Kokkos::deep_copy(indices, -7);
-          auto run = [&](auto pv, auto xv, auto yv, auto bv, auto vv, auto iv) {
-            auto out = [&]() {
-              if constexpr (has_values && has_indices) {
-                return tessera::outputs(vv, iv);
-              } else if constexpr (has_values) {
-                return vv;
-              } else {
-                return iv;
-              }
-            }();
-            tessera::genred(Space(), reduction, Formula{}, tessera::params(pv), tessera::i_vars(xv),
-                            tessera::j_vars(yv, bv), out, opt);
-          };
-          if (s.batch > 0) {
-            run(p, x, y, b, values, indices);
-          } else {
-            auto sub2 = [](auto v) { return Kokkos::subview(v, 0, Kokkos::ALL, Kokkos::ALL); };
-            run(sub2(p), sub2(x), sub2(y), sub2(b), sub2(values), sub2(indices));
-          }
+          GenredOptions opt       = test_options();
+          opt.axis                = axis;
+          opt.scheme              = scheme;
+          opt.summation           = summation;
+          opt.chunks_2d           = scheme == Scheme::tiled_2d ? 3 : 0;
           const std::string where = std::string(std::is_same_v<T, float> ? "float" : "double") +
                                     " B=" + std::to_string(s.batch) + " M=" + std::to_string(s.m) +
                                     " N=" + std::to_string(s.n) +
                                     (axis == Axis::j ? " axis j" : " axis i") + " scheme " +
                                     std::to_string(static_cast<int>(scheme)) + " summation " +
                                     std::to_string(static_cast<int>(summation));
-          const auto hv = host_values(values);
-          const auto hi = host_values(indices);
-          if (!has_values) {
-            for (double v : hv)
-              ASSERT_TRUE(std::isnan(v)) << where << ": values written";
-          }
-          if (!has_indices) {
-            for (double v : hi)
-              ASSERT_EQ(v, -7) << where << ": indices written";
-          }
-          expect_matches(reduction, ref, hv, hi, dim, k, tolerance<T>(), where);
+          check_call<Space, T>(
+              reduction, s.batch, n_outer, ref, p, x, y, b,
+              [&](auto pv, auto xv, auto yv, auto bv, auto out) {
+                tessera::genred(Space(), reduction, Formula{}, tessera::params(pv),
+                                tessera::i_vars(xv), tessera::j_vars(yv, bv), out, opt);
+              },
+              where);
           if (::testing::Test::HasFailure()) return;  // one failing case is enough to read
         }
       }

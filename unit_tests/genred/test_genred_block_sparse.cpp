@@ -1,8 +1,10 @@
 // Block-sparse genred: every reduction, both axes, float and double, batch, against the
-// double-precision host reference restricted to the same (i, j) pairs. Patterns are random
-// (empty segments, segments without ranges, empty and touching ranges, segments shorter than a
-// team, ranges that ignore tile boundaries), full (must equal the dense call bit for bit) and
-// empty (empty-range values).
+// double-precision host reference restricted to the same (i, j) pairs, through the portable and
+// the host kernel on host spaces (block_sparse_genred_check.hpp). Patterns are random (empty
+// segments, segments without ranges, empty and touching ranges, segments shorter than a team,
+// ranges that ignore tile boundaries), full (must equal the dense call bit for bit) and empty
+// (empty-range values).
+#include "cluster/block_sparse_genred_check.hpp"
 #include "cluster/block_sparse_test_support.hpp"
 #include "genred/genred_test_support.hpp"
 
@@ -12,6 +14,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -22,93 +25,9 @@ template <class Space>
 class GenredBlockSparse : public ::testing::Test {};
 TYPED_TEST_SUITE(GenredBlockSparse, ExecutionSpaces);
 
-struct SparseCase {
-  int batch, m, n;
-  int segments;  // expected segments of the random pattern
-};
-
 std::vector<SparseCase> sparse_sizes() {
   return {{0, 1, 1, 1},   {0, 0, 5, 1},   {0, 5, 0, 2},   {0, 1000, 1500, 9}, {0, 1000, 1500, 2},
           {0, 300, 7, 5}, {0, 7, 300, 3}, {3, 37, 61, 4}, {2, 601, 263, 3}};
-}
-
-/// Runs `reduction` on MixedFormula (or StagedMixedFormula) with `pattern` over both axes and
-/// every summation mode, against the reference restricted to the pattern's pairs.
-template <class Space, class T, class Reduction, class Formula = MixedFormula>
-void check_sparse(const Reduction& reduction, const SparseCase& s, const HostPattern& pattern,
-                  const std::string& what) {
-  using namespace tessera;
-  constexpr bool has_values  = Impl::ReductionFacts<Reduction>::writes_values;
-  constexpr bool has_indices = Impl::ReductionFacts<Reduction>::writes_indices;
-  constexpr int dim          = MixedFormula::out_dim;
-  const int k                = Impl::reduction_k(reduction);
-  const auto ranges          = pattern.to_device<Space>();
-  const ProblemData d        = make_problem<T>(s.batch, s.m, s.n, 1000 + s.m + s.n);
-  auto p                     = to_view<T, Space>("p", d.p, s.batch, 1, 1);
-  auto x                     = to_view<T, Space>("x", d.x, s.batch, s.m, 3);
-  auto y                     = to_view<T, Space>("y", d.y, s.batch, s.n, 3);
-  auto b                     = to_view<T, Space>("b", d.b, s.batch, s.n, 2);
-  const std::vector<Summation> summations =
-      Impl::uses_summation<Reduction>
-          ? std::vector<Summation>{Summation::direct, Summation::block_sum, Summation::kahan}
-          : std::vector<Summation>{Summation::block_sum};
-  for (Axis axis : {Axis::j, Axis::i}) {
-    const int n_outer = axis == Axis::j ? s.m : s.n;
-    const int n_inner = axis == Axis::j ? s.n : s.m;
-    if (Impl::is_k_reduction<Reduction> && k > n_inner) continue;
-    const auto ref = tessera_ref::reduce(reduction, d.batches(), n_outer, n_inner, dim,
-                                         reference_formula(d, axis), [&](int outer, int inner) {
-                                           return axis == Axis::j ? pattern.keeps(outer, inner)
-                                                                  : pattern.keeps(inner, outer);
-                                         });
-    for (Summation summation : summations) {
-      GenredOptions opt = tessera_test::test_options();
-      opt.axis          = axis;
-      opt.summation     = summation;
-      Kokkos::View<T***, typename Space::memory_space> values("values", d.batches(), n_outer,
-                                                              ref.cols);
-      Kokkos::View<std::int64_t***, typename Space::memory_space> indices("indices", d.batches(),
-                                                                          n_outer, ref.cols);
-      Kokkos::deep_copy(values, std::numeric_limits<T>::quiet_NaN());  // poison
-      Kokkos::deep_copy(indices, -7);
-      auto run = [&](auto pv, auto xv, auto yv, auto bv, auto vv, auto iv) {
-        auto out = [&]() {
-          if constexpr (has_values && has_indices) {
-            return tessera::outputs(vv, iv);
-          } else if constexpr (has_values) {
-            return vv;
-          } else {
-            return iv;
-          }
-        }();
-        tessera::genred(Space(), reduction, Formula{}, tessera::params(pv), tessera::i_vars(xv),
-                        tessera::j_vars(yv, bv), out, ranges, opt);
-      };
-      if (s.batch > 0) {
-        run(p, x, y, b, values, indices);
-      } else {
-        auto sub2 = [](auto v) { return Kokkos::subview(v, 0, Kokkos::ALL, Kokkos::ALL); };
-        run(sub2(p), sub2(x), sub2(y), sub2(b), sub2(values), sub2(indices));
-      }
-      const std::string where = what + (std::is_same_v<T, float> ? " float" : " double") +
-                                " B=" + std::to_string(s.batch) + " M=" + std::to_string(s.m) +
-                                " N=" + std::to_string(s.n) +
-                                (axis == Axis::j ? " axis j" : " axis i") + " summation " +
-                                std::to_string(static_cast<int>(summation));
-      const auto hv = host_values(values);
-      const auto hi = host_values(indices);
-      if (!has_values) {
-        for (double v : hv)
-          ASSERT_TRUE(std::isnan(v)) << where << ": values written";
-      }
-      if (!has_indices) {
-        for (double v : hi)
-          ASSERT_EQ(v, -7) << where << ": indices written";
-      }
-      expect_matches(reduction, ref, hv, hi, dim, k, tolerance<T>(), where);
-      if (::testing::Test::HasFailure()) return;  // one failing case is enough to read
-    }
-  }
 }
 
 template <class Space, class T, class Reduction, class Formula = MixedFormula>
@@ -157,8 +76,20 @@ TYPED_TEST(GenredBlockSparse, ExtremeSegmentAndRangeLengths) {
   check_sparse<TypeParam, double>(tessera::MinArgMin{}, s, singles, "one-row ranges");
 }
 
-// Every pair kept: the block-sparse call visits the same tiles in the same order as the dense
-// 1D call, so outputs agree bit for bit, whatever the segment cuts.
+/// Both axes with every kernel of sparse_implementations().
+template <class Space>
+std::vector<std::pair<tessera::Axis, tessera::Implementation>> axes_and_kernels() {
+  std::vector<std::pair<tessera::Axis, tessera::Implementation>> all;
+  for (tessera::Implementation implementation : sparse_implementations<Space>()) {
+    for (tessera::Axis axis : {tessera::Axis::j, tessera::Axis::i})
+      all.push_back({axis, implementation});
+  }
+  return all;
+}
+
+// Every pair kept: the block-sparse call visits the same pairs in the same order as the dense
+// 1D call of the same kernel, so selections agree bit for bit, whatever the segment and range
+// cuts, and sums up to rounding (the cuts change where a tile's block sum ends).
 TYPED_TEST(GenredBlockSparse, FullPatternEqualsDense) {
   using Space = TypeParam;
   using T     = float;
@@ -176,24 +107,22 @@ TYPED_TEST(GenredBlockSparse, FullPatternEqualsDense) {
   auto x              = sub2(to_view<T, Space>("x", d.x, 0, m, 3));
   auto y              = sub2(to_view<T, Space>("y", d.y, 0, n, 3));
   auto b              = sub2(to_view<T, Space>("b", d.b, 0, n, 2));
-  for (tessera::Axis axis : {tessera::Axis::j, tessera::Axis::i}) {
+  for (const auto& [axis, implementation] : axes_and_kernels<Space>()) {
+    SCOPED_TRACE("kernel " + implementation_name(implementation));
     tessera::GenredOptions opt = tessera_test::test_options();
     opt.axis                   = axis;
     opt.scheme                 = tessera::Scheme::tiled_1d;
-    // Block-sparse calls run the portable body on host spaces (the host kernel takes dense
-    // calls only): the dense call runs it too, to compare bit for bit.
-    if (tessera::Impl::GenredBackend<Space>::implementation == tessera::Implementation::host)
-      opt.implementation = tessera::Implementation::portable;
-    const int rows = axis == tessera::Axis::j ? m : n;
-    using Out      = Kokkos::View<T**, Mem>;
-    using Idx      = Kokkos::View<int**, Mem>;
-    auto run_both  = [&](const auto& reduction, int cols, const std::string& name) {
+    opt.implementation         = implementation;
+    const int rows             = axis == tessera::Axis::j ? m : n;
+    using Out                  = Kokkos::View<T**, Mem>;
+    using Idx                  = Kokkos::View<int**, Mem>;
+    auto run_both              = [&](const auto& reduction, int cols, const std::string& name) {
       Out dense("dense", rows, cols), sparse("sparse", rows, cols);
       Idx dense_i("dense_i", rows, cols), sparse_i("sparse_i", rows, cols);
       tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(p), tessera::i_vars(x),
-                       tessera::j_vars(y, b), tessera::outputs(dense, dense_i), opt);
+                                   tessera::j_vars(y, b), tessera::outputs(dense, dense_i), opt);
       tessera::genred(Space(), reduction, MixedFormula{}, tessera::params(p), tessera::i_vars(x),
-                       tessera::j_vars(y, b), tessera::outputs(sparse, sparse_i), ranges, opt);
+                                   tessera::j_vars(y, b), tessera::outputs(sparse, sparse_i), ranges, opt);
       EXPECT_EQ(host_rows(dense), host_rows(sparse)) << name;
       EXPECT_EQ(host_rows(dense_i), host_rows(sparse_i)) << name;
     };
@@ -204,8 +133,9 @@ TYPED_TEST(GenredBlockSparse, FullPatternEqualsDense) {
                     tessera::j_vars(y, b), dense, opt);
     tessera::genred(Space(), tessera::Sum{}, MixedFormula{}, tessera::params(p), tessera::i_vars(x),
                     tessera::j_vars(y, b), sparse, ranges, opt);
-    // Selections are exact; a sum may differ in the last bits, because the CUDA kernels give the
-    // dense scheme wider y tiles than the sparse one and the block sum flushes once per tile.
+    // Selections are exact; a sum may differ in the last bits, because the block sum flushes
+    // once per tile and the tiles differ: the CUDA kernels give the dense scheme wider y tiles
+    // than the sparse one, the host kernel cuts its tiles at the ranges' ends.
     const auto dense_h = host_rows(dense), sparse_h = host_rows(sparse);
     for (std::size_t e = 0; e < dense_h.size(); ++e)
       EXPECT_NEAR(dense_h[e], sparse_h[e], 1e-5 * (1 + std::abs(dense_h[e]))) << "Sum " << e;
@@ -226,7 +156,8 @@ TYPED_TEST(GenredBlockSparse, EmptyPatternGivesEmptyRangeValues) {
   check_sparse<TypeParam, double>(tessera::SumSoftMaxWeight{}, s, none, "empty pattern");
 }
 
-// Team sizes that are not powers of two are rounded down, and small tiles pack many ranges.
+// Team sizes that are not powers of two are rounded down, and small tiles pack many ranges (the
+// portable kernel's options: on host spaces it is forced, the host kernel has its own tiles).
 TYPED_TEST(GenredBlockSparse, TeamAndTileOptions) {
   using Space = TypeParam;
   using T     = double;
@@ -248,6 +179,8 @@ TYPED_TEST(GenredBlockSparse, TeamAndTileOptions) {
       tessera::GenredOptions opt = tessera_test::test_options();
       opt.team_size              = std::min(team, tessera_test::largest_team<Space>());
       opt.tile_j                 = tile;
+      if (tessera::Impl::GenredBackend<Space>::implementation == tessera::Implementation::host)
+        opt.implementation = tessera::Implementation::portable;
       Kokkos::View<T**, Mem> out("out", m, 3);
       tessera::genred(Space(), tessera::Sum{}, MixedFormula{}, tessera::params(p),
                       tessera::i_vars(x), tessera::j_vars(y, b), out, ranges, opt);

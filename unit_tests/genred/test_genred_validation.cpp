@@ -2,10 +2,12 @@
 // throws the documented exception type before any kernel runs (the poisoned output stays
 // untouched), with a message "tessera::genred: <argument> <what> (got X, expected Y...)" that
 // names the argument and both values.
+#include "cluster/block_sparse_test_support.hpp"
 #include "genred/genred_test_support.hpp"
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -432,8 +434,32 @@ TYPED_TEST(GenredValidation, ForcedImplementationNeedsItsBackend) {
         o2.scheme                 = tessera::Scheme::tiled_2d;
         expect_rejected<std::invalid_argument>(
             [&] { call(o2, untouched); },
-            {"tessera::genred: ", "Implementation::host: the host kernel takes dense calls"});
+            {"tessera::genred: ",
+             "Implementation::host: the host kernel takes calls of the 1D "
+             "scheme (dense or block-sparse)"});
         expect_untouched(untouched, "Implementation::host with Scheme::tiled_2d");
+        // A block-sparse call is taken: the portable kernel's values, the empty-range value
+        // (+infinity) for the segment that keeps nothing.
+        tessera_test::HostPattern pattern(M, N);
+        pattern.add_segment(2, {{1, 4}});
+        pattern.add_segment(M, {});
+        const auto ranges      = pattern.to_device<Space>();
+        const auto call_sparse = [&](const tessera::GenredOptions& options, View2<Space> result) {
+          tessera::genred(Space(), tessera::Min{}, tessera::SquaredDistance<3>{},
+                          tessera::i_vars(v.x), tessera::j_vars(v.y), result, ranges, options);
+        };
+        auto sparse = poisoned<Space>(M, 1), sparse_portable = poisoned<Space>(M, 1);
+        call_sparse(o, sparse);
+        call_sparse(po, sparse_portable);
+        const auto s = tessera_test::host_rows(sparse);
+        const auto w = tessera_test::host_rows(sparse_portable);
+        for (int i = 0; i < M; ++i) {
+          if (i < 2) {
+            EXPECT_NEAR(s[i], w[i], 1e-5 * w[i]) << "block-sparse row " << i;
+          } else {
+            EXPECT_EQ(s[i], std::numeric_limits<double>::infinity()) << "block-sparse row " << i;
+          }
+        }
       }
     } else {
       expect_rejected<std::invalid_argument>([&] { call(o, out); }, {"tessera::genred: ", message});

@@ -33,7 +33,7 @@ enum class Implementation {
   portable,   ///< always the portable TeamPolicy kernel (the reference on every backend)
   cuda,       ///< the CUDA kernel; std::invalid_argument where it is not available
   host        ///< the host kernel (vectorised, for CPUs); std::invalid_argument where it is not
-              ///< available (device execution spaces, block-sparse calls, run-time dimensions)
+              ///< available (device execution spaces, Scheme::tiled_2d, run-time dimensions)
 };
 
 /// Options of tessera::genred; every field has a working default.

@@ -56,9 +56,9 @@ void launch(const ExecSpace& space, const Call& call, const Red& red) {
           "in the CUDA kernel's shared memory (Implementation::automatic falls back to the "
           "portable kernel)");
   require(implementation != Implementation::host, "genred",
-          "Implementation::host: the host kernel takes dense calls of the 1D scheme whose "
-          "formula has compile-time dimensions (Implementation::automatic falls back to the "
-          "portable kernel)");
+          "Implementation::host: the host kernel takes calls of the 1D scheme (dense or "
+          "block-sparse) whose formula has compile-time dimensions (Implementation::automatic "
+          "falls back to the portable kernel)");
   launch_portable<OuterIsI>(space, call, red);
 }
 

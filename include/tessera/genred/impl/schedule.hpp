@@ -1,9 +1,10 @@
-// How the (i, j) plane of one genred call is cut into team tiles, shared by the portable and
-// the CUDA launches: the 1D/2D choice, the 2D chunks and their partial buffer, the
+// How the (i, j) plane of one genred call is cut into team tiles, shared by the portable, the
+// CUDA and the host launches: the 1D/2D choice, the 2D chunks and their partial buffer, the
 // block-sparse team tables, and the second (combine) kernel of the 2D scheme.
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/core/sorted_search.hpp>
 #include <tessera/core/tiling.hpp>
 #include <tessera/cluster/impl/block_sparse_axis.hpp>
 #include <tessera/genred/options.hpp>
@@ -47,6 +48,49 @@ inline int sparse_team_level(int n) {
   while (level + 1 < tile_levels && (2 << level) <= n)
     ++level;
   return level;
+}
+
+/// The outer rows and inner ranges of one block-sparse team tile.
+struct SparseTile {
+  int o_begin, o_end;  ///< outer rows [o_begin, o_end), inside one segment
+  int l_begin, l_end;  ///< the segment's inner ranges [l_begin, l_end) of SparseSchedule::ranges
+};
+
+/// The block-sparse schedule of one direction for one tile height, as raw pointers (see
+/// block_sparse_build.hpp): team tile t of a batch entry lies inside the segment q whose
+/// tile_starts[q] <= t < tile_starts[q + 1].
+struct SparseSchedule {
+  const int* segments    = nullptr;  // (Q, 2) outer segments
+  const int* slices      = nullptr;  // (Q) end offsets into ranges
+  const int* ranges      = nullptr;  // (P, 2) inner ranges
+  const int* tile_starts = nullptr;  // (Q + 1) first team tile of each segment
+  int segment_count      = 0;
+  int tiles              = 0;  // team tiles per batch entry
+
+  /// Team tile t (in [0, tiles)) of `tile_rows` outer rows, the height it was built for.
+  KOKKOS_INLINE_FUNCTION SparseTile tile(int t, int tile_rows) const {
+    const int q     = upper_bound(tile_starts, segment_count + 1, t) - 1;
+    const int begin = segments[2 * q] + (t - tile_starts[q]) * tile_rows;
+    const int end   = segments[2 * q + 1];
+    return {begin, begin + tile_rows < end ? begin + tile_rows : end, q == 0 ? 0 : slices[q - 1],
+            slices[q]};
+  }
+};
+
+/// The SparseSchedule of tiles of `tile_rows` outer rows in the direction a reduction over j
+/// (OuterIsI) or over i walks. Throws std::logic_error unless tile_rows is a power of two below
+/// 2^tile_levels (the heights with team tables).
+template <bool OuterIsI, class Sparsity>
+SparseSchedule sparse_schedule(const Sparsity& sparsity, int tile_rows) {
+  const int level = sparse_team_level(tile_rows);
+  if ((1 << level) != tile_rows) {
+    throw std::logic_error(concat("tessera::genred: block-sparse tile height ", tile_rows,
+                                  " is not a power of two up to 2^", tile_levels - 1));
+  }
+  const auto& dir = OuterIsI ? sparsity.by_rows() : sparsity.by_columns();
+  return {dir.segments.data(), dir.slices.data(),
+          dir.ranges.data(),   dir.tile_starts.data() + level * (dir.segment_count() + 1),
+          dir.segment_count(), dir.teams[level]};
 }
 
 inline void require_league(std::size_t league, const char* what) {
@@ -95,15 +139,8 @@ std::size_t schedule(const GenredOptions& options, const Shape& shape, const Spa
   k.chunks                        = 1;
   k.chunk_rows                    = std::max(k.n_inner, 1);
   if constexpr (!std::is_same_v<Sparsity, NoSparsity>) {
-    const int level = sparse_team_level(k.tile_rows());
-    if ((1 << level) != k.tile_rows()) {
-      throw std::logic_error(concat("tessera::genred: block-sparse tile height ", k.tile_rows(),
-                                    " is not a power of two up to 2^", tile_levels - 1));
-    }
-    const auto& dir          = Kernel::outer_is_i ? sparsity.by_rows() : sparsity.by_columns();
-    k.tiles_outer            = dir.teams[level];
-    k.sparse                 = {dir.segments.data(), dir.slices.data(), dir.ranges.data(),
-                                dir.tile_starts.data() + level * (dir.segment_count() + 1), dir.segment_count()};
+    k.sparse                 = sparse_schedule<Kernel::outer_is_i>(sparsity, k.tile_rows());
+    k.tiles_outer            = k.sparse.tiles;
     const std::size_t league = shape.batch * static_cast<std::size_t>(k.tiles_outer);
     require_league(league, "batch * row tiles");
     return league;

@@ -18,7 +18,6 @@
 
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/tiling.hpp>
-#include <tessera/core/sorted_search.hpp>
 #include <tessera/genred/impl/output_access.hpp>
 #include <tessera/genred/impl/reducers.hpp>
 #include <tessera/genred/impl/schedule.hpp>
@@ -71,15 +70,6 @@ template <class S>
 KOKKOS_INLINE_FUNCTION constexpr std::size_t buffer_bytes(int n) {
   return n > 0 ? static_cast<std::size_t>(n) * sizeof(S) + 16 : 0;
 }
-
-/// The block-sparse schedule of one direction, as raw pointers (see block_sparse_build.hpp).
-struct SparseSchedule {
-  const int* segments    = nullptr;  // (Q, 2) outer segments
-  const int* slices      = nullptr;  // (Q) end offsets into ranges
-  const int* ranges      = nullptr;  // (P, 2) inner ranges
-  const int* tile_starts = nullptr;  // (Q + 1) first team of each segment, for this team size
-  int segment_count      = 0;
-};
 
 /// A bump allocator over one thread's scratch buffer (8-byte aligned pieces).
 struct ThreadBuffer {
@@ -415,14 +405,12 @@ struct TiledReduce {
                                   unsigned char* thread_buf) const {
     int b, o_begin, o_end, chunk = 0, l_begin = 0, l_end = 0;
     if constexpr (Sparse) {
-      b             = league / tiles_outer;
-      const int t   = league - b * tiles_outer;
-      const int q   = upper_bound(sparse.tile_starts, sparse.segment_count + 1, t) - 1;
-      const int end = sparse.segments[2 * q + 1];
-      o_begin       = sparse.segments[2 * q] + (t - sparse.tile_starts[q]) * tile_rows();
-      o_end         = o_begin + tile_rows() < end ? o_begin + tile_rows() : end;
-      l_begin       = q == 0 ? 0 : sparse.slices[q - 1];
-      l_end         = sparse.slices[q];
+      b                  = league / tiles_outer;
+      const SparseTile t = sparse.tile(league - b * tiles_outer, tile_rows());
+      o_begin            = t.o_begin;
+      o_end              = t.o_end;
+      l_begin            = t.l_begin;
+      l_end              = t.l_end;
     } else {
       const DenseTile t = dense_tile(league, chunks, tiles_outer);
       b                 = t.batch;
