@@ -1,5 +1,6 @@
-// The .npy writer and reader: NumPy's version-1.0 header byte for byte, round trips of float and
-// double arrays of several shapes written out of order, and the reader's errors.
+// The .npy writer and read_npy: NumPy's version-1.0 header byte for byte, round trips of float
+// and double arrays of several shapes written out of order, and read_npy's errors (those of
+// Impl::NpyReader, with caller "read_npy" and argument "path", plus its exact-dtype rule).
 #include <tessera/pairwise/npy_file.hpp>
 
 #include "expect_rejected.hpp"
@@ -73,27 +74,28 @@ TEST(NpyFile, RoundTripsFloatAndDouble) {
 
 TEST(NpyFile, ReaderRejectsWhatItCannotRead) {
   using tessera_test::expect_rejected;
-  expect_rejected<std::runtime_error>([] { tessera::read_npy<float>(temp_path("missing")); },
-                                      {"read_npy", "cannot be opened"});
+  expect_rejected<std::invalid_argument>([] { tessera::read_npy<float>(temp_path("missing")); },
+                                         {"tessera::read_npy: path '", "cannot be opened"});
   const std::string path = temp_path("errors");
   {
     tessera::Impl::NpyFileWriter<double> w(path, {4});
     w.close();
   }
-  expect_rejected<std::runtime_error>([&] { tessera::read_npy<float>(path); },
-                                      {"does not hold <f4"});
+  expect_rejected<std::invalid_argument>([&] { tessera::read_npy<float>(path); },
+                                         {"holds '<f8' values (expected '<f4'"});
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << tessera::Impl::npy_header("<f8", {4}) << std::string(3 * sizeof(double), '\0');
   }
-  expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
-                                      {"shorter than its shape"});
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::read_npy<double>(path); },
+      {"is truncated: its shape needs 32 bytes of data, it has 24"});
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << "not an npy file at all";
   }
-  expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
-                                      {"not a version-1 .npy file"});
+  expect_rejected<std::invalid_argument>([&] { tessera::read_npy<double>(path); },
+                                         {"is not a .npy file"});
   std::remove(path.c_str());
   expect_rejected<std::runtime_error>(
       [] { tessera::Impl::NpyFileWriter<float> w("/nonexistent-dir/x.npy", {2}); },
@@ -291,23 +293,30 @@ TEST(NpyFile, ReaderRejectsBadMagicVersionOrderDtypeAndTruncation) {
   const std::string good = tessera::Impl::npy_header("<f8", {2, 3}) + std::string(48, '\0');
   auto rejected          = [&](const std::string& bytes, const std::string& message) {
     write_bytes(path, bytes);
-    expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
-                                        {"tessera::read_npy: '" + path + "'", message});
+    expect_rejected<std::invalid_argument>([&] { tessera::read_npy<double>(path); },
+                                           {"tessera::read_npy: path '" + path + "'", message});
   };
   write_bytes(path, good);
   EXPECT_EQ(tessera::read_npy<double>(path).values.extent(0), 6u);  // the base file is fine
 
-  rejected("", "is not a version-1 .npy file");
-  rejected(good.substr(0, 9), "is not a version-1 .npy file");
+  rejected("", "is not a .npy file");
+  rejected(good.substr(0, 7), "is not a .npy file");
+  rejected(good.substr(0, 9), "has a truncated header");
   std::string bytes = good;
   bytes[1]          = 'X';  // \x93XUMPY
-  rejected(bytes, "is not a version-1 .npy file");
+  rejected(bytes, "is not a .npy file");
   bytes    = good;
   bytes[0] = 'N';
-  rejected(bytes, "is not a version-1 .npy file");
+  rejected(bytes, "is not a .npy file");
   bytes    = good;
-  bytes[6] = 2;  // version 2.0 (4-byte length field) is not read
-  rejected(bytes, "is not a version-1 .npy file");
+  bytes[6] = 4;  // version 4.0 does not exist
+  rejected(bytes, "has .npy format version 4.0 (expected 1.0, 2.0 or 3.0)");
+  bytes    = good;
+  bytes[6] = 0;
+  rejected(bytes, "has .npy format version 0.0");
+  bytes    = good;
+  bytes[7] = 1;
+  rejected(bytes, "has .npy format version 1.1");
   // The header's length field promises more than the file holds.
   rejected(good.substr(0, 40), "has a truncated header");
   // The good file with `from` replaced by `to` (of the same length: the header keeps its size).
@@ -315,14 +324,24 @@ TEST(NpyFile, ReaderRejectsBadMagicVersionOrderDtypeAndTruncation) {
     std::string b = good;
     return b.replace(b.find(from), from.size(), to);
   };
-  // Another dtype: float, or big-endian double; Fortran order; no shape.
-  rejected(with("<f8", "<f4"), "does not hold <f8 values");
-  rejected(with("<f8", ">f8"), "does not hold <f8 values");
-  rejected(with("False", "True "), "is not in C order");
-  rejected(with("'shape'", "'shapf'"), "has no shape");
-  // One value short, and no data at all.
-  rejected(good.substr(0, good.size() - 1), "is shorter than its shape");
-  rejected(good.substr(0, good.size() - 48), "is shorter than its shape");
+  // Another dtype: float, an integer, or big-endian double; Fortran order; no shape.
+  rejected(with("<f8", "<f4"), "holds '<f4' values (expected '<f8'");
+  rejected(with("<f8", "<i8"), "holds '<i8' values (expected '<f8'");
+  rejected(with("<f8", ">f8"), "holds big-endian '>f8' values");
+  rejected(with("<f8", "<c8"), "holds '<c8' values, which are not float32, float64");
+  rejected(with("False", "True "), "is in Fortran order");
+  rejected(with("False", "Fals "), "has a malformed header (fortran_order)");
+  rejected(with("'shape'", "'shapf'"), "has a malformed header (no 'shape')");
+  rejected(with("'descr'", "'descx'"), "has a malformed header (no 'descr')");
+  rejected(with("(2, 3)", "[2, 3]"), "has a malformed header (shape is not a tuple)");
+  rejected(with("(2, 3), }", "(2, 3 , }"), "has a malformed header (shape)");  // no ')'
+  // One value short, no data at all, and one byte too many.
+  rejected(good.substr(0, good.size() - 1),
+           "is truncated: its shape needs 48 bytes of data, it has 47");
+  rejected(good.substr(0, good.size() - 48),
+           "is truncated: its shape needs 48 bytes of data, it has 0");
+  rejected(good + '\0',
+           "is longer than its header says: its shape needs 48 bytes of data, it has 49");
   std::remove(path.c_str());
 
   // A float file read as double and a double file read as float.
@@ -330,12 +349,37 @@ TEST(NpyFile, ReaderRejectsBadMagicVersionOrderDtypeAndTruncation) {
     tessera::Impl::NpyFileWriter<float> w(path, {5});
     w.close();
   }
-  expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
-                                      {"does not hold <f8 values"});
+  expect_rejected<std::invalid_argument>([&] { tessera::read_npy<double>(path); },
+                                         {"holds '<f4' values (expected '<f8'"});
   EXPECT_EQ(tessera::read_npy<float>(path).values.extent(0), 5u);
   std::remove(path.c_str());
-  expect_rejected<std::runtime_error>([&] { tessera::read_npy<float>(path); },
-                                      {"tessera::read_npy: '" + path + "' cannot be opened"});
+  expect_rejected<std::invalid_argument>(
+      [&] { tessera::read_npy<float>(path); },
+      {"tessera::read_npy: path '" + path + "' cannot be opened"});
+}
+
+// np.save writes version 2.0 (a 4-byte header length) when the header exceeds 65535 bytes, and
+// 3.0 for a UTF-8 header: read_npy reads both.
+TEST(NpyFile, ReaderReadsVersionsTwoAndThree) {
+  const std::string path = temp_path("version_2_3");
+  const std::string v1   = tessera::Impl::npy_header("<f8", {3});
+  const std::string dict = v1.substr(10);
+  const double values[]  = {1.5, -0.25, 7.0};
+  const std::string data(reinterpret_cast<const char*>(values), sizeof(values));
+  for (char version : {'\x02', '\x03'}) {
+    std::string header("\x93NUMPY", 6);
+    header += version;
+    header += '\0';
+    for (int b = 0; b < 4; ++b)
+      header += static_cast<char>((dict.size() >> (8 * b)) & 0xff);
+    write_bytes(path, header + dict + data);
+    const auto a = tessera::read_npy<double>(path);
+    ASSERT_EQ(a.shape, std::vector<std::size_t>{3}) << "version " << int(version);
+    ASSERT_EQ(a.values.extent(0), 3u);
+    for (std::size_t k = 0; k < 3; ++k)
+      EXPECT_EQ(a.values(k), values[k]) << "version " << int(version) << ", value " << k;
+  }
+  std::remove(path.c_str());
 }
 
 // A shape whose product overflows (it would wrap to an empty array) is rejected.
@@ -359,20 +403,33 @@ TEST(NpyFile, FailedWriterClosesItsFile) {
 
 TEST(NpyFile, ReaderRejectsAShapeWhoseSizeOverflows) {
   const std::string path = temp_path("overflow");
-  write_bytes(path, tessera::Impl::npy_header("<f8", {std::size_t(1) << 62, 4}));
-  tessera_test::expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
-                                                    {"too large a shape"});
+  // Each extent fits in std::size_t; their product does not (it would wrap to 0).
+  for (const std::vector<std::size_t>& shape :
+       {std::vector<std::size_t>{std::size_t(1) << 62, 4},
+        std::vector<std::size_t>{std::size_t(1) << 32, std::size_t(1) << 32}}) {
+    write_bytes(path, tessera::Impl::npy_header("<f8", shape));
+    tessera_test::expect_rejected<std::length_error>(
+        [&] { tessera::read_npy<double>(path); },
+        {"tessera::read_npy: path '" + path + "' has a shape too large to hold in memory"});
+  }
+  // An extent of more digits than std::size_t holds.
+  std::string bytes = tessera::Impl::npy_header("<f8", {12345678901234567890u});
+  bytes.replace(bytes.find("12345678901234567890"), 20, "99999999999999999999");
+  write_bytes(path, bytes);
+  tessera_test::expect_rejected<std::length_error>([&] { tessera::read_npy<double>(path); },
+                                                   {"has a shape too large to hold in memory"});
   std::remove(path.c_str());
 }
 
-// A non-numeric extent gets read_npy's own error naming the file.
+// A non-numeric extent is rejected with read_npy's name and the file's.
 TEST(NpyFile, ReaderRejectsAMalformedShapeWithItsOwnMessage) {
   const std::string path = temp_path("malformed_shape");
   std::string bytes      = tessera::Impl::npy_header("<f8", {2, 3}) + std::string(48, '\0');
   bytes.replace(bytes.find("(2, 3)"), 6, "(x, 3)");
   write_bytes(path, bytes);
-  tessera_test::expect_rejected<std::runtime_error>([&] { tessera::read_npy<double>(path); },
-                                                    {"tessera::read_npy: '" + path + "'"});
+  tessera_test::expect_rejected<std::invalid_argument>(
+      [&] { tessera::read_npy<double>(path); },
+      {"tessera::read_npy: path '" + path + "' has a malformed header (shape)"});
   std::remove(path.c_str());
 }
 

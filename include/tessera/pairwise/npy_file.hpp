@@ -1,5 +1,6 @@
-// NumPy .npy files (format version 1.0): the pairwise engine streams outputs larger than host
-// memory into one, block by block, and read_npy() reads one back.
+// NumPy .npy files: the pairwise engine streams outputs larger than host memory into one (format
+// version 1.0), block by block, and read_npy() reads one back (with Impl::NpyReader, the reader
+// of every .npy file the library takes: versions 1.0 to 3.0).
 //
 // The file holds a C-order array of float ('<f4') or double ('<f8') in the host's byte order
 // (little-endian on every platform Kokkos supports; the descr says '>' on a big-endian host): a
@@ -12,19 +13,17 @@
 #pragma once
 
 #include <tessera/core/errors.hpp>
+#include <tessera/pairwise/impl/npy_dtype.hpp>
+#include <tessera/pairwise/impl/npy_read.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cerrno>
-#include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <sys/types.h>
-#include <type_traits>
 #include <unistd.h>
 #include <vector>
 
@@ -36,28 +35,6 @@ struct NpyFile {
 };
 
 namespace Impl {
-
-/// The byte order of this host's values as a .npy descr writes it: '<' little-endian (every
-/// platform Kokkos supports today), '>' big-endian. Files hold the host's bytes as they are.
-inline constexpr char npy_host_order =
-#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
-    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    '>';
-#else
-    '<';
-#endif
-
-/// The descr of T's values in this host's byte order: "<f4" or "<f8" on little-endian hosts.
-template <class T>
-constexpr const char* npy_descr() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "tessera: .npy files hold float or double");
-  if constexpr (npy_host_order == '<') {
-    return std::is_same_v<T, float> ? "<f4" : "<f8";
-  } else {
-    return std::is_same_v<T, float> ? ">f4" : ">f8";
-  }
-}
 
 /// The header of a version-1.0 .npy file: magic, version, length, dictionary, padded with
 /// spaces and a newline to a multiple of 64 bytes.
@@ -159,57 +136,29 @@ struct NpyArray {
   Kokkos::View<T*, Kokkos::HostSpace> values;  ///< the product of the extents, in C order
 };
 
-/// Reads a version-1.x .npy file of little-endian float or double in C order (what the pairwise
-/// engine writes); throws std::runtime_error for a missing file, another dtype or order, or a
-/// file shorter than its shape says. Reads the whole array: O(size) host memory.
+/// Reads a .npy file of T values (format version 1.0, 2.0 or 3.0, C order, descr
+/// Impl::npy_descr<T>(): '<f4' for float, '<f8' for double, in the host's byte order) into host
+/// memory: what the pairwise engine writes, or np.save of a float32 or float64 array. The dtype
+/// must be exactly T's, no conversion: a float file read as double (or an integer file) is
+/// rejected, so that a reader of the engine's files sees the precision it was written in.
+/// Every defect (missing or unreadable file, bad magic or version, a malformed header, another
+/// dtype or byte order, Fortran order, data shorter or longer than the shape) throws
+/// std::invalid_argument "tessera::read_npy: path '<path>' <what>" (for instance "... holds
+/// '<f4' values (expected '<f8' ...)", "... is truncated: its shape needs 48 bytes of data, it
+/// has 47"); a shape whose size overflows throws std::length_error. Reads the whole array:
+/// O(size) host memory.
 template <class T>
 NpyArray<T> read_npy(const std::string& path) {
-  auto fail = [&](const std::string& what) {
-    throw std::runtime_error("tessera::read_npy: '" + path + "' " + what);
-  };
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) fail("cannot be opened");
-  struct Closer {
-    std::FILE* f;
-    ~Closer() { std::fclose(f); }
-  } closer{f};
-  unsigned char pre[10];
-  if (std::fread(pre, 1, 10, f) != 10 || std::memcmp(pre, "\x93NUMPY", 6) != 0 || pre[6] != 1) {
-    fail("is not a version-1 .npy file");
+  Impl::NpyReader file(path, "read_npy", "path");
+  file.read_header();
+  if (file.descr() != Impl::npy_descr<T>()) {
+    file.fail("holds '", file.descr(), "' values (expected '", Impl::npy_descr<T>(),
+              "': read_npy<T> reads T's own dtype, without conversion)");
   }
-  const std::size_t len = pre[8] | (std::size_t(pre[9]) << 8);
-  std::string dict(len, '\0');
-  if (std::fread(dict.data(), 1, len, f) != len) fail("has a truncated header");
-  if (dict.find(std::string("'descr': '") + Impl::npy_descr<T>() + "'") == std::string::npos) {
-    fail(std::string("does not hold ") + Impl::npy_descr<T>() + " values");
-  }
-  if (dict.find("'fortran_order': False") == std::string::npos) fail("is not in C order");
-  NpyArray<T> a;
-  const std::size_t open = dict.find("'shape': (");
-  if (open == std::string::npos) fail("has no shape");
-  std::size_t pos   = open + 10;
-  std::size_t count = 1;
-  while (pos < dict.size() && dict[pos] != ')') {
-    if (dict[pos] == ',' || dict[pos] == ' ') {
-      ++pos;
-      continue;
-    }
-    if (dict[pos] < '0' || dict[pos] > '9') fail("has a malformed shape");
-    std::size_t e = 0;
-    for (; pos < dict.size() && dict[pos] >= '0' && dict[pos] <= '9'; ++pos) {
-      const std::size_t digit = std::size_t(dict[pos] - '0');
-      if (e > (std::numeric_limits<std::size_t>::max() - digit) / 10) fail("has too large a shape");
-      e = e * 10 + digit;
-    }
-    if (e != 0 && count > std::numeric_limits<std::size_t>::max() / sizeof(T) / e) {
-      fail("has too large a shape");
-    }
-    a.shape.push_back(e);
-    count *= e;
-  }
-  a.values = Kokkos::View<T*, Kokkos::HostSpace>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::npy"), count);
-  if (std::fread(a.values.data(), sizeof(T), count, f) != count) fail("is shorter than its shape");
+  NpyArray<T> a{file.shape(),
+                Kokkos::View<T*, Kokkos::HostSpace>(
+                    Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::npy"), file.count())};
+  file.read_into(a.values);
   return a;
 }
 

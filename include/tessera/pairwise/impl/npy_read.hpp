@@ -6,11 +6,11 @@
 // byte order than the host's, Fortran order, data shorter or longer than the shape) throws
 // std::invalid_argument "tessera::<caller>: <argument> '<path>' <what>"; a shape whose size
 // overflows throws std::length_error. Values are read in the host's byte order, '<' on every Kokkos
-// target.
+// target. The one .npy parser of the library: read_npy() and read_pcf_collection_npy() use it.
 #pragma once
 
 #include <tessera/core/errors.hpp>
-#include <tessera/pairwise/npy_file.hpp>
+#include <tessera/pairwise/impl/npy_dtype.hpp>
 
 #include <cerrno>
 #include <cstdint>
@@ -71,8 +71,12 @@ class NpyReader {
     parse_shape(value_of(dict, "shape"));
   }
 
+  /// The header's descr, as the file writes it: '<f8', '|u1', ...
+  const std::string& descr() const { return descr_; }
   /// The header's shape.
   const std::vector<std::size_t>& shape() const { return shape_; }
+  /// The number of values the shape holds (the product of its extents; 1 for shape ()).
+  std::size_t count() const { return count_; }
   /// The header's shape as Python writes it: (3,), (5, 2).
   std::string shape_str() const {
     std::string s = "(";
