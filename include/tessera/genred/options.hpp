@@ -36,12 +36,25 @@ enum class Implementation {
               ///< available (device execution spaces, Scheme::tiled_2d, run-time dimensions)
 };
 
+/// How the GPU's matrix units evaluate the dot products of a tensor-core call (float inputs;
+/// half-precision inputs always take one product in their own precision).
+enum class MatrixPrecision {
+  split,  ///< each float scaled by a power of two per row and split into two FP16 parts, three
+          ///< products (lo.hi + hi.lo + hi.hi) accumulated in float: the dot product to a few
+          ///< 2^-22 of sum_k |x_k y_k| (the default)
+  fast    ///< one FP16 product of the row-scaled values: 11 significant bits (TF32's precision
+          ///< at FP16's rate), about 3 times the split's speed at large dimensions
+};
+
 /// Options of tessera::genred; every field has a working default.
 struct GenredOptions {
   Axis axis                     = Axis::j;                    ///< The index reduced over.
   Summation summation           = Summation::block_sum;       ///< How sums are accumulated.
   Scheme scheme                 = Scheme::automatic;          ///< How pairs map to teams.
   Implementation implementation = Implementation::automatic;  ///< Which kernel runs the call.
+  /// The dot products of the tensor-core path (Distance::matrix sums, nearest-neighbour
+  /// selections on CUDA); ignored by the other kernels.
+  MatrixPrecision matrix_precision = MatrixPrecision::split;
   /// Threads per team (= output rows per team tile) of the portable kernel; 0 picks the default
   /// of core/tiling.hpp. The CUDA kernel sizes its blocks from the device instead.
   int team_size = 0;
