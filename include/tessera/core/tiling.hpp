@@ -383,6 +383,20 @@ struct CudaTuning : GpuTuning {
   static constexpr int matrix_radial_warps            = 16;
   static constexpr int matrix_radial_m_tiles          = 2;
   static constexpr int matrix_radial_resident_threads = 512;
+  /// The streamed tensor-core kernels (any dimension: impl/cuda/matrix_tiles.hpp): outer rows
+  /// and inner rows of a block tile, 16-bit elements of the dimension per pipeline stage,
+  /// stages of asynchronous copies in flight, and the warps of a block along each side (each
+  /// warp computes a (rows / warps_m) x (cols / warps_n) piece of the tile).
+  static constexpr int matrix_tile_rows    = 128;
+  static constexpr int matrix_tile_cols    = 128;
+  static constexpr int matrix_tile_k       = 64;
+  static constexpr int matrix_tile_stages  = 3;
+  static constexpr int matrix_tile_warps_m = 2;
+  static constexpr int matrix_tile_warps_n = 2;
+  /// Blocks per multiprocessor the streamed kernels' registers must allow.
+  static constexpr int matrix_tile_min_blocks = 2;
+  /// The widest weights the streamed radial sum keeps per row in registers.
+  static constexpr int matrix_sum_max_weights = 4;
 };
 
 /// The tuning policy of an execution space: TuningPolicy<ExecSpace>::type.

@@ -210,9 +210,11 @@ enum class Distance {
              ///< (it may come out slightly negative: a Gaussian value then exceeds 1 by that
              ///< much), so keep the points centred near the origin
   /// As expanded, with the dot products on the GPU's matrix units where the CUDA kernels have
-  /// that path (float Sum reductions over j, dense, 8 < D <= 32; see
-  /// impl/cuda/matrix_radial_cuda.hpp): about the same accuracy (row-scaled split FP16), and the
-  /// expanded evaluation everywhere else.
+  /// that path (float Sum reductions over j, dense, D > 8; weights of any width up to D = 32,
+  /// of width 4 at most beyond; see impl/cuda/matrix_radial_cuda.hpp and matrix_sum_cuda.hpp):
+  /// by default about the same accuracy (row-scaled split FP16, three products), or one FP16
+  /// product with GenredOptions::matrix_precision = MatrixPrecision::fast; the expanded
+  /// evaluation everywhere else.
   matrix
 };
 
@@ -226,7 +228,11 @@ struct RadialKernel {
   /// y_j: a point of dimension D, then b_j: a weight vector of dimension W unless W = 0.
   using j_dims = std::conditional_t<W == 0, Dims<D>, Dims<D, W>>;
   /// 1 without weights, W with them (dynamic_extent when W is: see output_dim()).
-  static constexpr int out_dim = W == 0 ? 1 : W;
+  static constexpr int out_dim       = W == 0 ? 1 : W;
+  using profile_type                 = Profile;  ///< The radial profile k.
+  static constexpr int dim           = D;        ///< The point dimension.
+  static constexpr int weight_dim    = W;        ///< The weight dimension (0: no weights).
+  static constexpr Distance distance = Dist;     ///< How the squared distance is evaluated.
   static_assert(Dist == Distance::direct || (D >= 1 && W >= 0),
                 "tessera::RadialKernel: Distance::expanded and matrix need compile-time D and W");
   /// D + 1 scalars (-2 s x, s |x|^2) per staged i-row; 0 (no staging) for Distance::direct.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <tessera/genred/impl/cuda/matrix_radial_cuda.hpp>
+#include <tessera/genred/impl/cuda/matrix_sum_cuda.hpp>
 #include <tessera/genred/impl/cuda/tiled_reduce_cuda.hpp>
 #include <tessera/genred/impl/dispatch.hpp>
 
@@ -25,6 +26,9 @@ struct GenredBackend<Kokkos::Cuda> {
     using T = typename Call::scalar_type;
     if constexpr (matrix_radial_call<T, typename Call::formula_type, Red, OuterIsI, Call::sparse>) {
       if (launch_matrix_radial(space, call, red)) return true;
+    }
+    if constexpr (matrix_sum_call<T, typename Call::formula_type, Red, OuterIsI, Call::sparse>) {
+      if (launch_matrix_sum(space, call, red)) return true;
     }
     return launch_tiled_reduce_cuda<OuterIsI>(space, call, red);
   }

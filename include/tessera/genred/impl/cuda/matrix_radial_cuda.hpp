@@ -33,6 +33,7 @@
 #include <tessera/core/tiling.hpp>
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
+#include <tessera/genred/impl/cuda/mma.hpp>
 #include <tessera/genred/impl/cuda/tiled_reduce_cuda.hpp>
 #include <tessera/genred/impl/output_access.hpp>
 #include <tessera/genred/impl/reducers.hpp>
@@ -58,61 +59,6 @@ template <class Profile, int D, int W, int FD, Summation S>
 inline constexpr bool matrix_radial_call<float, RadialKernel<Profile, D, W, Distance::matrix>,
                                          Reducer<Sum, float, FD, S>, true, false> =
     D > 8 && D <= 32;
-
-/// The power of two 2^p that brings a row whose largest magnitude is m to [2^13, 2^14), where
-/// FP16 holds both parts of the split with full precision; p is clamped so that 2^-p stays a
-/// normal float (rows below 2^-100 or above 2^100 keep less precision).
-__device__ inline int fp16_row_shift(float m) {
-  int e = 0;
-  frexpf(m, &e);  // m = f 2^e, f in [0.5, 1); 0 for m = 0
-  e = e < -100 ? -100 : e > 100 ? 100 : e;
-  return 14 - e;
-}
-/// (v0, v1) 2^p split into packed high FP16 parts and packed FP16 remainders.
-__device__ inline void fp16_split2(float v0, float v1, int p, std::uint32_t& hi,
-                                   std::uint32_t& lo) {
-  v0              = ldexpf(v0, p);
-  v1              = ldexpf(v1, p);
-  const __half2 h = __floats2half2_rn(v0, v1);
-  const __half2 l = __floats2half2_rn(v0 - __low2float(h), v1 - __high2float(h));
-  hi              = *reinterpret_cast<const std::uint32_t*>(&h);
-  lo              = *reinterpret_cast<const std::uint32_t*>(&l);
-}
-/// c += a b for one m16n8k16 FP16 tile (row-major A, column-major B, float accumulators).
-__device__ inline void mma_fp16(float (&c)[4], const std::uint32_t (&a)[4],
-                                const std::uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-  __trap();  // compiled for a GPU without FP16 mma.sync; launch_matrix_radial checks first
-#endif
-}
-/// Starts an asynchronous copy of 4 bytes from global to shared memory (sm_80 and later).
-__device__ inline void cp_async_4(float* dst, const float* src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
-                   static_cast<unsigned>(__cvta_generic_to_shared(dst))),
-               "l"(src)
-               : "memory");
-#else
-  *dst = *src;
-#endif
-}
-/// Closes the group of copies started so far.
-__device__ inline void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-/// Waits for this thread's copies to land.
-__device__ inline void cp_async_wait_all() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-#endif
-}
 
 /// The block starts copying rows [j0, j0 + rows) of a Dim-column variable of batch b to
 /// dst[r * stride + k], walking the elements in their memory order so that a warp's loads are

@@ -1,0 +1,248 @@
+// The streamed tensor-core path of radial-kernel sums at any dimension: Sum reductions of a
+// RadialKernel with Distance::matrix, a_i = sum_j k(|x_i - y_j|^2) b_j, float, over j, dense,
+// D > 32 (at D <= 32 the register-resident kernel of matrix_radial_cuda.hpp is faster), weights
+// of width W <= CudaTuning::matrix_sum_max_weights.
+//
+// The rows are prepared once (matrix_operands.hpp: x_i and y_j scaled per row, split into FP16
+// parts unless options.matrix_precision is fast, with s |x_i|^2 and s |y_j|^2), then the tile
+// engine (matrix_tiles.hpp) computes the dot products of each 128 x 128 tile and this file's
+// epilogue turns each into
+//   s r^2 = s |x_i|^2 + s |y_j|^2 - 2 s 2^-(p_i + p_j) (2^p_i x_i . 2^p_j y_j),
+// evaluates the profile once per pair and adds k b_j to the lane's running sums of its rows
+// (each lane holds 8 outer rows and sees 8 of each tile's 128 columns; its four lanes per row
+// and the WN warps across the tile are combined at the end, through shared memory).
+#pragma once
+
+#include <tessera/core/tiling.hpp>
+#include <tessera/genred/builtin_formulas.hpp>
+#include <tessera/genred/impl/cuda/launch_cache.hpp>
+#include <tessera/genred/impl/cuda/matrix_operands.hpp>
+#include <tessera/genred/impl/cuda/matrix_tiles.hpp>
+#include <tessera/genred/impl/cuda/tiled_reduce_cuda.hpp>
+#include <tessera/genred/impl/output_access.hpp>
+#include <tessera/genred/impl/reducers.hpp>
+#include <tessera/genred/impl/schedule.hpp>
+#include <tessera/genred/impl/var_group.hpp>
+
+#include <cuda_fp16.h>
+
+namespace tessera {
+namespace Impl {
+
+/// True for the calls the streamed radial-sum kernel runs (see the file comment).
+template <class T, class Formula, class Red, bool OuterIsI, bool Sparse>
+inline constexpr bool matrix_sum_call = false;
+template <class Profile, int D, int W, int FD, Summation S>
+inline constexpr bool matrix_sum_call<float, RadialKernel<Profile, D, W, Distance::matrix>,
+                                      Reducer<Sum, float, FD, S>, true, false> =
+    D > 32 && W <= CudaTuning::matrix_sum_max_weights;
+
+template <class Profile, int D, int W, class Red, class Index, int Parts>
+struct MatrixSumReduce {
+  using scalar_type  = float;
+  using reducer_type = Red;
+  using index_type   = Index;
+  using Formula      = RadialKernel<Profile, D, W, Distance::matrix>;
+  using JG           = VarGroup<float, typename Formula::j_dims>;
+  using Tiles        = MatrixTiles<__half, Parts, matrix_tile_k_step(D)>;
+
+  static constexpr bool outer_is_i = true;
+  static constexpr bool is_sparse  = false;
+  static constexpr int FD          = W == 0 ? 1 : W;
+  static constexpr int SV          = Red::static_acc_values;
+  static constexpr int MT = Tiles::MT, NT = Tiles::NT, BM = Tiles::BM, BN = Tiles::BN;
+  static constexpr int block      = Tiles::block;
+  static constexpr int min_blocks = CudaTuning::matrix_tile_min_blocks;
+
+  Formula formula;
+  Red red;
+  JG jvars;
+  Tiles tiles;
+  int n_outer, n_inner, tiles_outer, tile_j, chunks, chunk_rows;
+  OutputAccess<float, Index> out;
+  PartialBuffer<float> partial;
+
+  KOKKOS_INLINE_FUNCTION int tile_rows() const { return BM; }
+  /// The pipeline's stages, reused at the end for the warps' partial sums.
+  std::size_t shared_bytes() const {
+    const std::size_t sums = static_cast<std::size_t>(Tiles::WN) * BM * SV * sizeof(float);
+    return Tiles::shared_bytes > sums ? Tiles::shared_bytes : sums;
+  }
+
+  /// Weight c of inner row j (1 without weights), 0 for j >= j_end.
+  __device__ __forceinline__ float weight(int b, int j, int j_end, int c) const {
+    if (j >= j_end) return 0.0f;
+    if constexpr (W == 0) {
+      return 1.0f;
+    } else {
+      const VarAccessor<float>& wa = jvars.vars[1];
+      return wa.data[b * wa.sb + static_cast<long long>(j) * wa.sr + c * wa.sc];
+    }
+  }
+
+  __device__ void run(int league, char* shared) const {
+    const DenseTile tile = dense_tile(league, chunks, tiles_outer);
+    const int b          = tile.batch;
+    const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+    const int wm = warp / Tiles::WN, wn = warp % Tiles::WN, g = lane >> 2, t = lane & 3;
+    const int o0   = tile.tile * BM;
+    const float c2 = static_cast<float>(-2.0 * formula.profile.scale);
+
+    // this lane's rows: wm * (BM / WM) + 16 mt + g + 8 h
+    float ni[MT][2], fi[MT][2], acc[MT][2][SV];
+    TESSERA_UNROLL_FULL
+    for (int mt = 0; mt < MT; ++mt) {
+      TESSERA_UNROLL_FULL
+      for (int h = 0; h < 2; ++h) {
+        const std::size_t r = tiles.a.row(b, o0 + wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h);
+        ni[mt][h]           = tiles.a.norm[r];
+        fi[mt][h]           = c2 * tiles.a.factor[r];
+        red.init({acc[mt][h], nullptr});
+      }
+    }
+    const int j_begin = tile.chunk * chunk_rows;
+    const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
+    tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
+      TESSERA_UNROLL_FULL
+      for (int nt = 0; nt < NT; ++nt) {
+        float nj[2], fj[2], w[2][FD];
+        TESSERA_UNROLL_FULL
+        for (int e = 0; e < 2; ++e) {
+          const int j         = j0 + wn * (BN / Tiles::WN) + 8 * nt + 2 * t + e;
+          const std::size_t r = tiles.b.row(b, j);
+          nj[e]               = tiles.b.norm[r];
+          fj[e]               = tiles.b.factor[r];
+          TESSERA_UNROLL_FULL
+          for (int c = 0; c < FD; ++c)
+            w[e][c] = weight(b, j, j_end, c);
+        }
+        TESSERA_UNROLL_FULL
+        for (int mt = 0; mt < MT; ++mt) {
+          TESSERA_UNROLL_FULL
+          for (int q = 0; q < 4; ++q) {
+            const int h = q >> 1, e = q & 1;
+            const float u = fmaf(d[mt][nt][q] * fi[mt][h], fj[e], ni[mt][h] + nj[e]);
+            const float k = formula.profile.shape(u);
+            float f[FD];
+            TESSERA_UNROLL_FULL
+            for (int c = 0; c < FD; ++c)
+              f[c] = k * w[e][c];
+            red.add({acc[mt][h], nullptr}, f, 0);
+          }
+        }
+      }
+      TESSERA_UNROLL_FULL
+      for (int mt = 0; mt < MT; ++mt) {
+        red.end_tile({acc[mt][0], nullptr});
+        red.end_tile({acc[mt][1], nullptr});
+      }
+    });
+
+    // the four lanes of a row, then the WN warps across the tile, through shared memory
+    float* sums = reinterpret_cast<float*>(shared);
+    TESSERA_UNROLL_FULL
+    for (int mt = 0; mt < MT; ++mt) {
+      TESSERA_UNROLL_FULL
+      for (int h = 0; h < 2; ++h) {
+        TESSERA_UNROLL_FULL
+        for (int step = 1; step <= 2; step *= 2) {
+          float other[SV];
+          TESSERA_UNROLL_FULL
+          for (int v = 0; v < SV; ++v)
+            other[v] = __shfl_xor_sync(0xffffffffu, acc[mt][h][v], step);
+          red.combine({acc[mt][h], nullptr}, {other, nullptr});
+        }
+        const int r = wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h;
+        if (t == 0) {
+          TESSERA_UNROLL_FULL
+          for (int v = 0; v < SV; ++v)
+            sums[(wn * BM + r) * SV + v] = acc[mt][h][v];
+        }
+      }
+    }
+    __syncthreads();
+    for (int r = static_cast<int>(threadIdx.x); r < BM; r += block) {
+      const int o = o0 + r;
+      if (o >= n_outer) continue;
+      float total[SV];
+      TESSERA_UNROLL_FULL
+      for (int v = 0; v < SV; ++v)
+        total[v] = sums[r * SV + v];
+      for (int w2 = 1; w2 < Tiles::WN; ++w2)
+        red.combine({total, nullptr}, {sums + (w2 * BM + r) * SV, nullptr});
+      if (chunks == 1) {
+        red.finalize({total, nullptr}, out.row(b, o));
+      } else {
+        partial.store(b, o, n_outer, chunks, tile.chunk, red, {total, nullptr});
+      }
+    }
+  }
+};
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::block, Kernel::min_blocks)
+    matrix_sum_cuda(const Kernel k) {
+  extern __shared__ float4 tessera_matrix_sum_shared[];
+  k.run(static_cast<int>(blockIdx.x), reinterpret_cast<char*>(tessera_matrix_sum_shared));
+}
+
+/// Columns of the prepared panels for dimension `dim`: a whole number of the engine's k-steps.
+inline int matrix_panel_columns(int dim) {
+  const int k = matrix_tile_k_step(dim);
+  return (dim + k - 1) / k * k;
+}
+
+template <class Call, class Red, int Parts>
+bool launch_matrix_sum_parts(const Kokkos::Cuda& space, const Call& call, const Red& red) {
+  using Index   = typename Call::index_type;
+  using Formula = typename Call::formula_type;
+  using Kernel  = MatrixSumReduce<typename Formula::profile_type, Formula::dim, Formula::weight_dim,
+                                 Red, Index, Parts>;
+  const auto kernel = &matrix_sum_cuda<Kernel>;
+
+  Kernel k{call.formula, red, call.jvars};
+  k.n_outer                    = call.template n_outer<true>();
+  k.n_inner                    = call.template n_inner<true>();
+  k.tile_j                     = Kernel::BN;
+  k.out                        = output_access<float, Index>(call.outputs);
+  const CudaDeviceFacts device = cuda_device_facts(space);
+  const int blocks_per_sm =
+      cuda_blocks_per_multiprocessor(space, kernel, Kernel::block, k.shared_bytes());
+  const std::size_t resident = static_cast<std::size_t>(blocks_per_sm) * device.multiprocessors;
+  const std::size_t league =
+      schedule<Kokkos::Cuda>(call.options, call.shape, NoSparsity{}, resident, k);
+  if (league == 0) return true;
+
+  const cudaStream_t stream = space.cuda_stream();
+  const int batch = static_cast<int>(call.shape.batch), dp = matrix_panel_columns(Formula::dim);
+  const float s   = static_cast<float>(call.formula.profile.scale);
+  const int m_pad = (k.n_outer + Kernel::BM - 1) / Kernel::BM * Kernel::BM;
+  const int n_pad = (k.n_inner + Kernel::BN - 1) / Kernel::BN * Kernel::BN + Kernel::BN;
+  const OperandPanels<__half> xs(stream, batch, k.n_outer, m_pad, dp, Parts == 3);
+  const OperandPanels<__half> ys(stream, batch, k.n_inner, n_pad, dp, Parts == 3);
+  xs.prepare(call.ivars.vars[0], Formula::dim, batch, {s, 0.0f, false});
+  ys.prepare(call.jvars.vars[0], Formula::dim, batch, {s, 0.0f, false});
+  k.tiles.a = xs.operands();
+  k.tiles.b = ys.operands();
+  const char* label =
+      k.chunks > 1 ? "tessera::genred::matrix_sum_2d_cuda" : "tessera::genred::matrix_sum_1d_cuda";
+  launch_on_stream(space, label, k, call.shape.batch, [&](cudaStream_t st) {
+    kernel<<<static_cast<unsigned>(league), Kernel::block, k.shared_bytes(), st>>>(k);
+  });
+  return true;
+}
+
+/// Runs a matrix_sum_call through the streamed tensor-core kernel (split or fast products, per
+/// options.matrix_precision). Returns false, having run nothing, on GPUs of compute capability
+/// below 8.0.
+template <class Call, class Red>
+bool launch_matrix_sum(const Kokkos::Cuda& space, const Call& call, const Red& red) {
+  if (cuda_device_facts(space).compute_major < 8) return false;
+  if (call.options.matrix_precision == MatrixPrecision::fast) {
+    return launch_matrix_sum_parts<Call, Red, 1>(space, call, red);
+  }
+  return launch_matrix_sum_parts<Call, Red, 3>(space, call, red);
+}
+
+}  // namespace Impl
+}  // namespace tessera
