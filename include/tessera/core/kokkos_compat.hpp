@@ -5,7 +5,8 @@
 // about 9 s of nvcc time, into every translation unit that includes it.) Kokkos 4 partitions an
 // execution space into independent instances (streams on GPUs) and names a pinned host memory space
 // for every backend; Kokkos 3.4 does neither. Everything else Tessera uses (TeamPolicy, scratch
-// memory, Views, SpaceAccessibility) has the same spelling in both.
+// memory, Views, SpaceAccessibility) has the same spelling in both. Kokkos 4 adds bhalf_t, the
+// bfloat16 type beside half_t (TESSERA_HAS_BHALF_T below).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -183,6 +184,24 @@ std::array<ExecSpace, N> independent_instances(const ExecSpace& space) {
 #endif
   return out;
 }
+
+// Kokkos' 16-bit floating types. Kokkos::Experimental::half_t exists in every supported version,
+// as a typedef of float where no enabled backend has a 16-bit type (KOKKOS_HALF_T_IS_FLOAT: Kokkos
+// 3.4, and host-only builds of Kokkos 4); bhalf_t (bfloat16) exists where Kokkos defines
+// KOKKOS_BHALF_T_IS_FLOAT (Kokkos 4), likewise a typedef of float in host-only builds.
+// TESSERA_HAS_BHALF_T: bhalf_t exists.
+#if defined(KOKKOS_BHALF_T_IS_FLOAT)
+#define TESSERA_HAS_BHALF_T
+/// Whether S is Kokkos::Experimental::half_t or bhalf_t (so also float where Kokkos defines them
+/// as float).
+template <class S>
+inline constexpr bool is_half_precision = std::is_same_v<S, Kokkos::Experimental::half_t> ||
+                                          std::is_same_v<S, Kokkos::Experimental::bhalf_t>;
+#else
+/// Whether S is Kokkos::Experimental::half_t (so also float where Kokkos defines it as float).
+template <class S>
+inline constexpr bool is_half_precision = std::is_same_v<S, Kokkos::Experimental::half_t>;
+#endif
 
 /// Host memory that the devices of ExecSpace copy to asynchronously (page-locked), where the
 /// backend has it; HostSpace otherwise.

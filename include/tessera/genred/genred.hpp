@@ -6,10 +6,14 @@
 //
 // Pre-conditions (checked on the host before anything runs; violations throw
 // std::invalid_argument, or std::length_error for extents beyond 2^31 - 1):
-//  - every variable is a View (rows, dim) or (batch, rows, dim) of the same float type, all of
-//    rank 2 or all of rank 3 with one batch extent; i-variables have M rows, j-variables N rows,
-//    parameters 1 row; dims equal the formula's static dims (dynamic_extent dims: any >= 1,
-//    subject to the formula's own check_dims, e.g. equal point dimensions for the built-ins);
+//  - every variable and the values output hold float, double, Kokkos::Experimental::half_t or
+//    (Kokkos 4) Kokkos::Experimental::bhalf_t, mixed freely: the call computes in double if any
+//    of them is double, else in float (half-precision values are widened as they load, and
+//    values outputs are rounded to their type at the end);
+//  - every variable is a View (rows, dim) or (batch, rows, dim), all of rank 2 or all of rank 3
+//    with one batch extent; i-variables have M rows, j-variables N rows, parameters 1 row; dims
+//    equal the formula's static dims (dynamic_extent dims: any >= 1, subject to the formula's
+//    own check_dims, e.g. equal point dimensions for the built-ins);
 //  - the output is a View (rows, cols) / (batch, rows, cols) with rows = M (Axis::j) or N
 //    (Axis::i) and cols given in reductions.hpp; reductions writing values and indices take
 //    tessera::outputs(values, indices); index Views have a signed integer value type that holds
@@ -39,6 +43,7 @@
 #include <tessera/core/memory_overlap.hpp>
 #include <tessera/genred/formula.hpp>
 #include <tessera/genred/impl/dispatch.hpp>
+#include <tessera/genred/impl/element_types.hpp>
 #include <tessera/genred/impl/genred_call.hpp>
 #include <tessera/genred/impl/reducers.hpp>
 #include <tessera/genred/impl/schedule.hpp>
@@ -93,8 +98,8 @@ constexpr bool accessible_from() {
 template <class Reduction>
 using ReductionFacts = Reducer<Reduction, float, 1, Summation::direct>;
 
-/// The first View of the variable packs (a placeholder when there is none), whose scalar type
-/// and rank every variable must share.
+/// The first View of the variable packs (a placeholder when there is none), whose rank every
+/// variable must share.
 template <class... Packs>
 struct FirstScalar;
 template <class... Views, class... Rest>
@@ -126,20 +131,82 @@ auto split_outputs(const Output& out) {
 
 // ---------------------------------------------------------------- the steps of checked_genred
 
+/// The values output View of a call's output argument (a View, or tessera::outputs(...)).
+template <class Output>
+struct ValuesViewOf {
+  using type = Output;
+};
+template <class V, class I>
+struct ValuesViewOf<Outputs<V, I>> {
+  using type = V;
+};
+
+/// The element type of a call's values output; float (which widens no compute type) for the
+/// reductions that write indices only, and for outputs that are not Views (rejected by
+/// check_output_types).
+template <class Reduction, class Output, class = void>
+struct ValuesElement {
+  using type = float;
+};
+template <class Reduction, class Output>
+struct ValuesElement<
+    Reduction, Output,
+    std::enable_if_t<ReductionFacts<Reduction>::writes_values &&
+                     Kokkos::is_view<typename ValuesViewOf<Output>::type>::value>> {
+  using type = typename ValuesViewOf<Output>::type::non_const_value_type;
+};
+
+/// Whether genred takes the element types of a call's variable Views and values output.
+template <class Reduction, class Output, class... Views>
+inline constexpr bool takes_element_types =
+    (is_genred_element<typename Views::non_const_value_type> && ...) &&
+    is_genred_element<typename ValuesElement<Reduction, Output>::type>;
+
+/// The compute type of a call (element_types.hpp): the widest of its Views' element types.
+template <class Reduction, class Output, class... Views>
+using CallComputeType = ComputeType<typename Views::non_const_value_type...,
+                                    typename ValuesElement<Reduction, Output>::type>;
+
+/// Throws std::invalid_argument unless genred takes element type S, naming the argument.
+template <class S, class Argument>
+void check_element_type(const Argument& argument) {
+  if constexpr (!is_genred_element<S>) {
+    throw std::invalid_argument(
+        concat("tessera::genred: ", argument, " element type is not supported (got ",
+               element_type_description<S>(), ", expected ", genred_element_types, ")"));
+  }
+}
+
+/// Throws std::invalid_argument naming the first View of the pack `name` whose element type
+/// genred does not take.
+template <class... Views>
+void check_pack_element_types(const char* name) {
+  int v = 0;
+  ((check_element_type<typename Views::non_const_value_type>(joined(name, "[", v, "]")), ++v), ...);
+}
+
+/// The element types of every variable and of the values output are ones genred takes
+/// (std::invalid_argument naming the first that is not).
+template <class Reduction, class... P, class... I, class... J, class Output>
+void check_element_types(const Params<P...>&, const IVars<I...>&, const JVars<J...>&,
+                         const Output&) {
+  check_pack_element_types<P...>("params");
+  check_pack_element_types<I...>("i_vars");
+  check_pack_element_types<J...>("j_vars");
+  if constexpr (ReductionFacts<Reduction>::writes_values) {
+    check_element_type<typename ValuesElement<Reduction, Output>::type>(
+        is_outputs<Output> ? "out.values" : "out");
+  }
+}
+
 /// Compile-time checks of the variables against each other, the formula and the execution
 /// space. Returns nothing; fails to compile with a readable message.
-template <class ExecSpace, class Formula, class T, int Rank, class... P, class... I, class... J>
+template <class ExecSpace, class Formula, int Rank, class... P, class... I, class... J>
 constexpr void check_variable_types(Params<P...>, IVars<I...>, JVars<J...>) {
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "tessera::genred: the first argument must be a Kokkos execution space instance");
   static_assert(sizeof...(P) + sizeof...(I) + sizeof...(J) > 0,
                 "tessera::genred: the formula needs at least one variable");
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "tessera::genred: variables must be float or double");
-  static_assert((std::is_same_v<typename P::non_const_value_type, T> && ...) &&
-                    (std::is_same_v<typename I::non_const_value_type, T> && ...) &&
-                    (std::is_same_v<typename J::non_const_value_type, T> && ...),
-                "tessera::genred: all variables must have the same scalar type");
   static_assert(
       ((P::rank == Rank) && ...) && ((I::rank == Rank) && ...) && ((J::rank == Rank) && ...),
       "tessera::genred: variables must be all rank 2 (unbatched) or all rank 3 (batched)");
@@ -161,7 +228,7 @@ constexpr void check_variable_types(Params<P...>, IVars<I...>, JVars<J...>) {
 
 /// Compile-time checks of the output Views: types, rank and accessibility. Index outputs must
 /// be signed (an empty range writes -1).
-template <class ExecSpace, class Reduction, class T, int Rank, class Output, class OutputsT>
+template <class ExecSpace, class Reduction, int Rank, class Output, class OutputsT>
 constexpr void check_output_types() {
   using Facts       = ReductionFacts<Reduction>;
   using ValuesView  = typename OutputsT::values_type;
@@ -171,10 +238,10 @@ constexpr void check_output_types() {
                 "tessera::outputs(values, indices)");
   static_assert(Kokkos::is_view<ValuesView>::value && Kokkos::is_view<IndicesView>::value,
                 "tessera::genred: outputs must be Kokkos Views");
-  static_assert(!Facts::writes_values || (std::is_same_v<typename ValuesView::value_type, T> &&
-                                          ValuesView::rank == Rank),
+  static_assert(!Facts::writes_values ||
+                    (!std::is_const_v<typename ValuesView::value_type> && ValuesView::rank == Rank),
                 "tessera::genred: the values output must be a non-const View of the variables' "
-                "scalar type and of the variables' rank");
+                "rank");
   static_assert(!Facts::writes_indices || (std::is_integral_v<typename IndicesView::value_type> &&
                                            !std::is_const_v<typename IndicesView::value_type> &&
                                            IndicesView::rank == Rank),
@@ -437,13 +504,16 @@ auto validated_call(const ExecSpace&, const Reduction& reduction, const Formula&
                     const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
                     const Output& out, const GenredOptions& options, const Sparsity& sparsity,
                     ReducedRange range = ReducedRange::whole) {
+  static_assert(takes_element_types<Reduction, Output, P..., I..., J...>,
+                "tessera::genred: variables and values outputs must hold float, double, "
+                "Kokkos::Experimental::half_t or Kokkos::Experimental::bhalf_t");
   using FirstVar = typename FirstScalar<std::tuple<P...>, std::tuple<I...>, std::tuple<J...>>::type;
-  using T        = typename FirstVar::non_const_value_type;
+  using T        = CallComputeType<Reduction, Output, P..., I..., J...>;
   constexpr int rank = FirstVar::rank;
-  check_variable_types<ExecSpace, Formula, T, rank>(params, i, j);
+  check_variable_types<ExecSpace, Formula, rank>(params, i, j);
   const auto outs = split_outputs<Reduction, T>(out);
   using OutputsT  = std::decay_t<decltype(outs)>;
-  check_output_types<ExecSpace, Reduction, T, rank, Output, OutputsT>();
+  check_output_types<ExecSpace, Reduction, rank, Output, OutputsT>();
 
   check_options(options);
   constexpr Implementation backend = GenredBackend<ExecSpace>::implementation;
@@ -460,9 +530,12 @@ auto validated_call(const ExecSpace&, const Reduction& reduction, const Formula&
   check_sparsity<ExecSpace>(sparsity, shape, options);
 
   using Index = typename OutputsT::indices_type::non_const_value_type;
-  using PG    = VarGroup<T, typename Formula::param_dims>;
-  using IG    = VarGroup<T, typename Formula::i_dims>;
-  using JG    = VarGroup<T, typename Formula::j_dims>;
+  using PG =
+      VarGroup<T, typename Formula::param_dims, StorageTypes<typename P::non_const_value_type...>>;
+  using IG =
+      VarGroup<T, typename Formula::i_dims, StorageTypes<typename I::non_const_value_type...>>;
+  using JG =
+      VarGroup<T, typename Formula::j_dims, StorageTypes<typename J::non_const_value_type...>>;
   return GenredCall<T, Index, Formula, PG, IG, JG, OutputsT, Sparsity>{options,
                                                                        shape,
                                                                        formula,
@@ -475,14 +548,18 @@ auto validated_call(const ExecSpace&, const Reduction& reduction, const Formula&
 }
 
 /// Checks every argument of a call (dense, or restricted by `sparsity`), then hands it to the
-/// dispatch layer.
+/// dispatch layer. Element types genred does not take are rejected first, at run time, so that
+/// no kernel is compiled for them.
 template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
           class Output, class Sparsity>
 void checked_genred(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
                     const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
                     const Output& out, const GenredOptions& options, const Sparsity& sparsity) {
-  dispatch(space, validated_call(space, reduction, formula, params, i, j, out, options, sparsity),
-           reduction);
+  check_element_types<Reduction>(params, i, j, out);
+  if constexpr (takes_element_types<Reduction, Output, P..., I..., J...>) {
+    dispatch(space, validated_call(space, reduction, formula, params, i, j, out, options, sparsity),
+             reduction);
+  }
 }
 
 }  // namespace Impl

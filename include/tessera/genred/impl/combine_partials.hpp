@@ -13,11 +13,12 @@
 namespace tessera {
 namespace Impl {
 
-template <class T, class Red, class Index>
+/// Out: the kernel's OutputAccess (its index and values storage types).
+template <class T, class Red, class Out>
 struct CombinePartials {
   Red red;
   PartialBuffer<T> partial;
-  OutputAccess<T, Index> out;
+  Out out;
   int n_outer;
   int chunks;
 
@@ -35,8 +36,7 @@ struct CombinePartials {
 template <class ExecSpace, class Kernel>
 void combine_chunks(const ExecSpace& space, const Kernel& k, std::size_t batch) {
   if (k.chunks <= 1) return;
-  CombinePartials<typename Kernel::scalar_type, typename Kernel::reducer_type,
-                  typename Kernel::index_type>
+  CombinePartials<typename Kernel::scalar_type, typename Kernel::reducer_type, decltype(k.out)>
       combine{k.red, k.partial, k.out, k.n_outer, k.chunks};
   Kokkos::parallel_for("tessera::genred::combine_2d",
                        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(

@@ -52,9 +52,9 @@ void launch(const ExecSpace& space, const Call& call, const Red& red) {
     return;
   }
   require(implementation != Implementation::cuda, "genred",
-          "Implementation::cuda: the per-thread buffers of this call's run-time sizes do not fit "
-          "in the CUDA kernel's shared memory (Implementation::automatic falls back to the "
-          "portable kernel)");
+          "Implementation::cuda: the CUDA kernels take calls whose Views all hold the compute "
+          "type and whose per-thread buffers of run-time sizes fit in shared memory "
+          "(Implementation::automatic falls back to the portable kernel)");
   require(implementation != Implementation::host, "genred",
           "Implementation::host: the host kernel takes calls of the 1D scheme (dense or "
           "block-sparse) whose formula has compile-time dimensions (Implementation::automatic "

@@ -1,6 +1,8 @@
 // Where the Genred kernels write: the output Views reduced to pointers and strides, and the
 // partial buffer of the 2D scheme (one accumulator per output row and reduced-range chunk,
-// folded by combine_partials.hpp). Shared by the portable and the CUDA kernels.
+// folded by combine_partials.hpp). Shared by the portable and the CUDA kernels. Values are
+// computed in the call's compute type T and rounded to the values View's element type V as they
+// are written (impl/element_types.hpp).
 #pragma once
 
 #include <tessera/genred/impl/reducers.hpp>
@@ -13,20 +15,22 @@
 namespace tessera {
 namespace Impl {
 
-/// Output Views reduced to pointers and strides; writes one row of values and/or indices.
-template <class T, class Index>
+/// Output Views reduced to pointers and strides; writes one row of values (computed in T,
+/// stored as V) and/or indices.
+template <class T, class Index, class V = T>
 struct OutputAccess {
-  T* values        = nullptr;
+  using value_storage = V;  ///< The values View's element type.
+  V* values           = nullptr;
   std::int64_t vsb = 0, vsr = 0, vsc = 0;
   Index* indices   = nullptr;
   std::int64_t isb = 0, isr = 0, isc = 0;
 
   struct Row {
-    T* v;
+    V* v;
     std::int64_t vsc;
     Index* ix;
     std::int64_t isc;
-    KOKKOS_INLINE_FUNCTION void value(int c, T x) const { v[c * vsc] = x; }
+    KOKKOS_INLINE_FUNCTION void value(int c, T x) const { v[c * vsc] = static_cast<V>(x); }
     KOKKOS_INLINE_FUNCTION void index(int c, int j) const { ix[c * isc] = static_cast<Index>(j); }
   };
   KOKKOS_INLINE_FUNCTION Row row(int b, int r) const {
@@ -49,9 +53,11 @@ void pointer_and_strides(const View& v, P*& data, std::int64_t& sb, std::int64_t
   }
 }
 
+/// The outputs of a call computing in T, its values stored as the values View's element type.
 template <class T, class Index, class ValuesView, class IndicesView>
-OutputAccess<T, Index> output_access(const Outputs<ValuesView, IndicesView>& out) {
-  OutputAccess<T, Index> a;
+OutputAccess<T, Index, typename ValuesView::non_const_value_type> output_access(
+    const Outputs<ValuesView, IndicesView>& out) {
+  OutputAccess<T, Index, typename ValuesView::non_const_value_type> a;
   pointer_and_strides(out.values, a.values, a.vsb, a.vsr, a.vsc);
   pointer_and_strides(out.indices, a.indices, a.isb, a.isr, a.isc);
   return a;

@@ -63,11 +63,11 @@ void place_portable_scratch(Kernel& k) {
 /// partial buffer is released on return.
 template <bool OuterIsI, class ExecSpace, class Call, class Red>
 void launch_portable(const ExecSpace& space, const Call& call, const Red& red) {
-  using T     = typename Call::scalar_type;
-  using Index = typename Call::index_type;
-  using Kernel =
-      TiledReduceFor<ExecSpace, T, typename Call::formula_type, Red, OuterIsI, Index, Call::sparse>;
-  using Policy                 = Kokkos::TeamPolicy<ExecSpace>;
+  using T      = typename Call::scalar_type;
+  using Index  = typename Call::index_type;
+  using Kernel = TiledReduceFor<ExecSpace, T, typename Call::formula_type, Red, OuterIsI, Index,
+                                Call::sparse, typename Call::storage_type>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
   const GenredOptions& options = call.options;
   const TileShape defaults     = Tuning<ExecSpace>::genred_tile(static_cast<int>(sizeof(T)));
 

@@ -18,6 +18,7 @@
 
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/tiling.hpp>
+#include <tessera/genred/impl/genred_call.hpp>
 #include <tessera/genred/impl/output_access.hpp>
 #include <tessera/genred/impl/reducers.hpp>
 #include <tessera/genred/impl/schedule.hpp>
@@ -87,8 +88,10 @@ struct ThreadBuffer {
 /// `team_size * RowsPerThread` outer rows: thread t holds rows t, t + team_size, ... of the tile.
 /// run() is the whole kernel body for any team type offering team_rank(), team_size() and
 /// team_barrier(): a Kokkos team member (operator(), the portable path) or a CUDA thread block.
+/// Storage: the CallStorage of the call's Views (genred_call.hpp); rows are converted to the
+/// compute type T as they load, values rounded to the output's type as they are written.
 template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index,
-          bool Sparse = false, int RowsPerThread = 1>
+          bool Sparse = false, int RowsPerThread = 1, class Storage = ComputeStorage<T, Formula>>
 struct TiledReduce {
   template <bool ISide>
   static constexpr int staged_width() {
@@ -101,9 +104,9 @@ struct TiledReduce {
   }
 
   using member_type  = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using PG           = VarGroup<T, typename Formula::param_dims>;
-  using IG           = VarGroup<T, typename Formula::i_dims>;
-  using JG           = VarGroup<T, typename Formula::j_dims>;
+  using PG           = typename Storage::params_group;
+  using IG           = typename Storage::i_group;
+  using JG           = typename Storage::j_group;
   using OuterG       = std::conditional_t<OuterIsI, IG, JG>;
   using InnerG       = std::conditional_t<OuterIsI, JG, IG>;
   using scalar_type  = T;  // not value_type: Kokkos would read that as a reduction type
@@ -141,7 +144,7 @@ struct TiledReduce {
   int chunks;      // reduced-range chunks (1: 1D scheme)
   int chunk_rows;  // reduced rows per chunk (the last chunk may be shorter)
   int thread_scratch_level;
-  OutputAccess<T, Index> out;
+  OutputAccess<T, Index, typename Storage::values_type> out;
   PartialBuffer<T> partial;
   SparseSchedule sparse;  // block-sparse only
 
@@ -507,11 +510,12 @@ constexpr int rows_per_thread() {
 
 /// The TiledReduce of a call, with rows_per_thread() rows per thread.
 template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index,
-          bool Sparse>
+          bool Sparse, class Storage = ComputeStorage<T, Formula>>
 using TiledReduceFor = TiledReduce<
     ExecSpace, T, Formula, Red, OuterIsI, Index, Sparse,
     rows_per_thread<ExecSpace, T,
-                    TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index, Sparse>>()>;
+                    TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index, Sparse, 1, Storage>>(),
+    Storage>;
 
 }  // namespace Impl
 }  // namespace tessera

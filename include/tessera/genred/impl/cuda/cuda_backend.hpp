@@ -20,17 +20,24 @@ struct GenredBackend<Kokkos::Cuda> {
   static constexpr Implementation implementation = Implementation::cuda;
 
   /// Runs the call on space's stream and returns true, or returns false, having run nothing,
-  /// when its run-time sizes do not fit the CUDA kernels' shared memory.
+  /// when its run-time sizes do not fit the CUDA kernels' shared memory, or when a View holds
+  /// another type than the compute type (half-precision or mixed calls: the portable kernel
+  /// converts as it loads and stores).
   template <bool OuterIsI, class Call, class Red>
   static bool launch(const Kokkos::Cuda& space, const Call& call, const Red& red) {
     using T = typename Call::scalar_type;
-    if constexpr (matrix_radial_call<T, typename Call::formula_type, Red, OuterIsI, Call::sparse>) {
-      if (launch_matrix_radial(space, call, red)) return true;
+    if constexpr (!Call::stores_compute_type) {
+      return false;
+    } else {
+      if constexpr (matrix_radial_call<T, typename Call::formula_type, Red, OuterIsI,
+                                       Call::sparse>) {
+        if (launch_matrix_radial(space, call, red)) return true;
+      }
+      if constexpr (matrix_sum_call<T, typename Call::formula_type, Red, OuterIsI, Call::sparse>) {
+        if (launch_matrix_sum(space, call, red)) return true;
+      }
+      return launch_tiled_reduce_cuda<OuterIsI>(space, call, red);
     }
-    if constexpr (matrix_sum_call<T, typename Call::formula_type, Red, OuterIsI, Call::sparse>) {
-      if (launch_matrix_sum(space, call, red)) return true;
-    }
-    return launch_tiled_reduce_cuda<OuterIsI>(space, call, red);
   }
 };
 

@@ -36,11 +36,12 @@ namespace tessera {
 namespace Impl {
 
 /// The host kernel of a call (see the file comment), block-sparse if Sparse. Body provides the
-/// formula, the reducer, the variables, the outputs and their row loading.
+/// formula, the reducer, the variables, the outputs and their row loading (converting between
+/// the Views' types, Storage, and the compute type T).
 template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, class Index,
-          bool Sparse>
+          bool Sparse, class Storage>
 struct HostTiledReduce {
-  using Body        = TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index>;
+  using Body        = TiledReduce<ExecSpace, T, Formula, Red, OuterIsI, Index, false, 1, Storage>;
   using P           = Tuning<ExecSpace>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   struct StageTag {};
@@ -182,9 +183,10 @@ struct HostTiledReduce {
 /// scheme of block-sparse calls. No fence.
 template <bool OuterIsI, class ExecSpace, class Call, class Red>
 bool launch_host(const ExecSpace& space, const Call& call, const Red& red) {
-  using T      = typename Call::scalar_type;
-  using Kernel = HostTiledReduce<ExecSpace, T, typename Call::formula_type, Red, OuterIsI,
-                                 typename Call::index_type, Call::sparse>;
+  using T = typename Call::scalar_type;
+  using Kernel =
+      HostTiledReduce<ExecSpace, T, typename Call::formula_type, Red, OuterIsI,
+                      typename Call::index_type, Call::sparse, typename Call::storage_type>;
   if constexpr (!Kernel::takes) {
     return false;
   } else {
