@@ -38,9 +38,11 @@ int portable_team_size(const ExecSpace& space, const GenredOptions& options, con
   return std::max(team, 1);
 }
 
-/// Places the staged tile at scratch level 0 (halving tile_j while it does not fit) and the
-/// per-thread buffers at level 0 while they fit the tuning policy's budget, else at level 1.
-/// Throws std::length_error when one staged row does not fit.
+/// Places the staged tile at scratch level 0 (halving tile_j while it does not fit), or at level
+/// 1 when one staged row does not fit level 0 (points of thousands of dimensions: level 1 is
+/// memory that caches hold on host backends, device memory on GPUs), and the per-thread buffers
+/// at level 0 while they fit the tuning policy's budget, else at level 1. Throws
+/// std::length_error when one staged row does not fit level 1 either.
 template <class ExecSpace, class Kernel>
 void place_portable_scratch(Kernel& k) {
   using Policy                  = Kokkos::TeamPolicy<ExecSpace>;
@@ -51,10 +53,13 @@ void place_portable_scratch(Kernel& k) {
   const std::size_t thread0 = k.thread_scratch_level == 0 ? team_thread : 0;
   while (k.tile_j > 1 && k.team_scratch_bytes() + thread0 > level0_max)
     k.tile_j /= 2;
-  if (k.team_scratch_bytes() + thread0 > level0_max) {
+  k.team_scratch_level         = k.team_scratch_bytes() + thread0 > level0_max ? 1 : 0;
+  const std::size_t level1_max = static_cast<std::size_t>(Policy::scratch_size_max(1));
+  if (k.team_scratch_level == 1 &&
+      k.team_scratch_bytes() + (k.thread_scratch_level == 1 ? team_thread : 0) > level1_max) {
     throw std::length_error(concat("tessera::genred: one inner row of ", k.inner_width(),
-                                   " scalars does not fit the ", level0_max,
-                                   " bytes of team scratch memory"));
+                                   " scalars does not fit the ", level1_max,
+                                   " bytes of level-1 team scratch memory"));
   }
 }
 
@@ -89,12 +94,12 @@ void launch_portable(const ExecSpace& space, const Call& call, const Red& red) {
 
   Policy policy(space, static_cast<int>(league), k.team_size);
   const std::size_t per_thread = k.thread_scratch_bytes();
-  if (k.thread_scratch_level == 0) {
-    policy.set_scratch_size(0, Kokkos::PerTeam(k.team_scratch_bytes()),
+  if (k.thread_scratch_level == k.team_scratch_level) {
+    policy.set_scratch_size(k.team_scratch_level, Kokkos::PerTeam(k.team_scratch_bytes()),
                             Kokkos::PerThread(per_thread));
   } else {
-    policy.set_scratch_size(0, Kokkos::PerTeam(k.team_scratch_bytes()));
-    policy.set_scratch_size(1, Kokkos::PerThread(per_thread));
+    policy.set_scratch_size(k.team_scratch_level, Kokkos::PerTeam(k.team_scratch_bytes()));
+    policy.set_scratch_size(k.thread_scratch_level, Kokkos::PerThread(per_thread));
   }
   Kokkos::parallel_for(tiled_reduce_label(Call::sparse, k.chunks > 1, false), policy, k);
   combine_chunks(space, k, call.shape.batch);

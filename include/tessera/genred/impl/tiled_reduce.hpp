@@ -144,6 +144,7 @@ struct TiledReduce {
   int chunks;      // reduced-range chunks (1: 1D scheme)
   int chunk_rows;  // reduced rows per chunk (the last chunk may be shorter)
   int thread_scratch_level;
+  int team_scratch_level = 0;  // 1 when one staged row does not fit level 0 (portable path)
   OutputAccess<T, Index, typename Storage::values_type> out;
   PartialBuffer<T> partial;
   SparseSchedule sparse;  // block-sparse only
@@ -469,10 +470,10 @@ struct TiledReduce {
 
   /// The portable path: one Kokkos team per league entry.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    T* tile_buf = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(
-        static_cast<std::size_t>(tile_j) * inner_stride() * sizeof(T), 16));
-    T* prow     = static_cast<T*>(
-        team.team_scratch(0).get_shmem_aligned((params.width() + 1) * sizeof(T), 16));
+    auto& team_scratch = team.team_scratch(team_scratch_level);
+    T* tile_buf        = static_cast<T*>(team_scratch.get_shmem_aligned(
+               static_cast<std::size_t>(tile_j) * inner_stride() * sizeof(T), 16));
+    T* prow = static_cast<T*>(team_scratch.get_shmem_aligned((params.width() + 1) * sizeof(T), 16));
     const std::size_t thread_bytes = thread_scratch_bytes();
     unsigned char* thread_buf =
         thread_bytes == 0

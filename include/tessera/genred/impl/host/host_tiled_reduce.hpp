@@ -12,7 +12,11 @@
 //  2. for each piece of a range inside one tile, F is evaluated for the R outer rows against
 //     the piece's staged rows, widened to whole groups of L rows, in one loop that the compiler
 //     vectorises across rows (the formula inlined, its exp the vectorisable one of
-//     core/host_exp.hpp), into f[(r * FD + c) * TJ + jj]; a dense call's pieces are whole tiles;
+//     core/host_exp.hpp), into f[(r * FD + c) * TJ + jj]; a dense call's pieces are whole tiles.
+//     Radial kernels, squared distances and dot products of enough components
+//     (Tuning::genred_host_blocked_min_dim*) first sum their pairs' D components as a
+//     small matrix product, R x L sums in registers (host_blocked_pairs.hpp), then finish the
+//     values in the vectorised loop;
 //  3. each outer row's values of the piece are folded into its accumulator in vector lanes
 //     (host_fold.hpp).
 // The staged tile and the values stay in L1 (Tuning::genred_host_tile_bytes). Blocks are spread
@@ -23,6 +27,7 @@
 
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/tiling.hpp>
+#include <tessera/genred/impl/host/host_blocked_pairs.hpp>
 #include <tessera/genred/impl/host/host_fold.hpp>
 #include <tessera/genred/impl/schedule.hpp>
 #include <tessera/genred/impl/tiled_reduce.hpp>
@@ -59,6 +64,13 @@ struct HostTiledReduce {
   static constexpr int IWA = IW > 0 ? IW : 1;
   static constexpr int FDA = FD > 0 ? FD : 1;
   static constexpr int PWA = PW > 0 ? PW : 1;
+  /// The pairs' first components summed as a matrix product (host_blocked_pairs.hpp), or 0.
+  using Pairs = BlockedPairs<Formula>;
+  static constexpr int BD =
+      PW == 0 && Pairs::dim >= (Pairs::radial ? P::genred_host_blocked_min_dim
+                                              : P::genred_host_blocked_min_dim_point_pairs)
+          ? Pairs::dim
+          : 0;
   static_assert((R & (R - 1)) == 0,
                 "tessera::genred: genred_host_rows must be a power of two "
                 "(the block-sparse team tables' tile heights)");
@@ -101,6 +113,11 @@ struct HostTiledReduce {
   /// F of the R outer rows against rows [begin, end) of a staged tile (step 2).
   TESSERA_HOST_INLINE void evaluate(const T* prow, const T (&outer)[R][OWA], const T* tile,
                                     int begin, int end, T* f) const {
+    if constexpr (BD > 0) {
+      blocked_sums(outer, tile, begin, end, f);
+      finish_blocked(outer, tile, begin, end, f);
+      return;
+    }
     TESSERA_INDEPENDENT
     for (int jj = begin; jj < end; ++jj) {
       T inner[IWA];
@@ -109,6 +126,52 @@ struct HostTiledReduce {
       for (int r = 0; r < R; ++r) {
         T value[FDA];
         body.eval(prow, outer[r], inner, value);
+        for (int c = 0; c < FD; ++c)
+          f[(r * FD + c) * TJ + jj] = value[c];
+      }
+    }
+  }
+
+  /// sum_{k < BD} term(outer[r][k], tile[k * TJ + jj]) for the R outer rows and the tile rows
+  /// [begin, end) (whole groups of L) into f[r * FD * TJ + jj]: a matrix product with k
+  /// outermost, its R x L sums held in registers.
+  TESSERA_HOST_INLINE void blocked_sums(const T (&outer)[R][OWA], const T* tile, int begin, int end,
+                                        T* f) const {
+    for (int j0 = begin; j0 < end; j0 += L) {
+      T sum[R][L] = {};
+      for (int k = 0; k < BD; ++k) {
+        const T* n = tile + k * TJ + j0;
+        for (int r = 0; r < R; ++r) {
+          const T o = outer[r][k];
+          for (int l = 0; l < L; ++l) {
+            if constexpr (Pairs::difference) {
+              sum[r][l] += (o - n[l]) * (o - n[l]);
+            } else {
+              sum[r][l] += o * n[l];
+            }
+          }
+        }
+      }
+      for (int r = 0; r < R; ++r)
+        for (int l = 0; l < L; ++l)
+          f[r * FD * TJ + j0 + l] = sum[r][l];
+    }
+  }
+
+  /// The values F of the sums in f (blocked_sums) and the rows' other components, in place.
+  TESSERA_HOST_INLINE void finish_blocked(const T (&outer)[R][OWA], const T* tile, int begin,
+                                          int end, T* f) const {
+    constexpr int tail = IW - BD > 0 ? IW - BD : 1;
+    for (int r = 0; r < R; ++r) {
+      const T* outer_tail = outer[r] + BD;
+      TESSERA_INDEPENDENT
+      for (int jj = begin; jj < end; ++jj) {
+        T inner_tail[tail];
+        for (int c = BD; c < IW; ++c)
+          inner_tail[c - BD] = tile[c * TJ + jj];
+        T value[FDA];
+        Pairs::finish(body.formula, f[r * FD * TJ + jj], OuterIsI ? outer_tail : inner_tail,
+                      OuterIsI ? inner_tail : outer_tail, value);
         for (int c = 0; c < FD; ++c)
           f[(r * FD + c) * TJ + jj] = value[c];
       }
