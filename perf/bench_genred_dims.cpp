@@ -9,28 +9,28 @@
 //           tessera_direct: Distance::direct (the SIMT kernel); for argkmin: tessera_split and
 //           tessera_fast (the nearest-neighbour selection's matrix_precision);
 //           tessera_bhalf_*: the same with Kokkos::Experimental::bhalf_t points and weights
-//           (float output), compiled where Kokkos has bhalf_t (TESSERA_HAS_BHALF_T); one bhalf row
-//           per distance since half-precision inputs ignore matrix_precision; skipped if genred
-//           rejects them; torch, torch_compile: perf/torch_dims_reference.py (chunked matrix
-//           products with TF32 on), eager and under torch.compile; keops, keops_f16:
-//           perf/keops_reference.py (pykeops LazyTensor) in float32 and float16. A baseline whose
-//           Python, torch or pykeops is missing is skipped with the script's message.
+//           (float output), compiled where Kokkos has bhalf_t (TESSERA_HAS_BHALF_T); one bhalf
+//           row per distance since half-precision inputs ignore matrix_precision; skipped if
+//           genred rejects them;
+//           torch, torch_compile: perf/torch_dims_reference.py (chunked matrix products with
+//           TF32 on), eager and under torch.compile; keops, keops_f16: perf/keops_reference.py
+//           (pykeops LazyTensor) in float32 and float16. A baseline whose Python, torch or
+//           pykeops is missing is skipped with the script's message.
 // Counters:
-//   pairs_per_s            M * N per second
-//   x_<baseline>           Tessera rows: this row's pairs/s over the baseline's, same case, same
-//   run rel_err                Sum rows: max |a - a_ref| / max |a_ref| over 256 sampled output
-//   rows,
-//                          a_ref computed in double on the host from the row's own inputs (for
-//                          bhalf rows: the rounded points and weights)
-//   idx_match              ArgKMin rows: the fraction of the sampled rows whose K indices equal
-//                          (in order) those of a direct double-precision search on the host
+//   pairs_per_s   M * N per second
+//   x_<baseline>  Tessera rows: this row's pairs/s over the baseline's, same case, same run
+//   rel_err       Sum rows: max |a - a_ref| / max |a_ref| over 256 sampled output rows, a_ref
+//                 computed in double on the host from the row's own inputs (for bhalf rows:
+//                 the rounded points and weights)
+//   idx_match     ArgKMin rows: the fraction of the sampled rows whose K indices equal (in
+//                 order) those of a direct double-precision search on the host
 // The Python scripts regenerate the points from the same counter-based hash (unit_value below,
 // points() in perf/torch_dims_reference.py), so nothing is written to disk. TESSERA_PYTHON names
 // the interpreter (python3 by default). On host backends the baselines run on the CPU.
-#include <tessera.hpp>
-
-#include <Kokkos_Core.hpp>
-#include <benchmark/benchmark.h>
+//
+// This file holds the data, the references and the baselines; bench_genred_dims_rows.cpp the
+// Tessera rows of each dimension (bench_genred_dims.hpp: what they share).
+#include "bench_genred_dims.hpp"
 
 #include <sys/wait.h>
 
@@ -43,9 +43,7 @@
 #include <memory>
 #include <numeric>
 #include <sstream>
-#include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -53,44 +51,10 @@
 #define TESSERA_PERF_DIR "perf"
 #endif
 
+namespace tessera_bench_dims {
 namespace {
 
-using Space = Kokkos::DefaultExecutionSpace;
-using Host  = Kokkos::DefaultHostExecutionSpace;
-template <class T>
-using Rows = Kokkos::View<T**, Kokkos::LayoutRight, Space::memory_space>;
-using tessera::Distance;
-using tessera::MatrixPrecision;
-
-constexpr bool on_device = tessera::Impl::is_device_space<Space>;
-constexpr int K          = 10;   // ArgKMin's k
-constexpr int max_w      = 64;   // weights per point of the wide Sum case
-constexpr int sampled    = 256;  // output rows checked against the host reference
-
-// Kokkos' bfloat16 (core/kokkos_compat.hpp: TESSERA_HAS_BHALF_T), where it is not float.
-#if defined(TESSERA_HAS_BHALF_T)
-using BHalf              = Kokkos::Experimental::bhalf_t;
-constexpr bool has_bhalf = !std::is_same_v<BHalf, float>;
-BHalf to_bhalf(float v) {
-  return Kokkos::Experimental::cast_to_bhalf(v);
-}
-float from_bhalf(BHalf v) {
-  return Kokkos::Experimental::cast_from_bhalf<float>(v);
-}
-#else
-struct BHalf {};  // placeholder: no bhalf rows are compiled
-constexpr bool has_bhalf = false;
-BHalf to_bhalf(float) {
-  return {};
-}
-float from_bhalf(BHalf) {
-  return 0;
-}
-#endif
-
-double sigma_of(int d) {
-  return std::sqrt(static_cast<double>(d)) / 4;
-}
+using Host = Kokkos::DefaultHostExecutionSpace;
 
 /// A value uniform in [0, 1) (24 random bits) for (stream, index): a 32-bit integer hash that
 /// perf/torch_dims_reference.py computes identically (its points()).
@@ -126,14 +90,7 @@ int problem_size() {
   return *end == '\0' && n >= 1 && n <= (1LL << 30) ? static_cast<int>(n) : 0;
 }
 
-/// The double-precision results on the sampled rows, computed on the host from one precision's
-/// inputs: the 64-weight sums (column 0 is the one-weight sum: b1 is b64's first column) and
-/// the K nearest indices (ties: the smaller index).
-struct Reference {
-  std::vector<double> sums;  // sampled x max_w
-  std::vector<int> nearest;  // sampled x K
-};
-
+/// The Reference of the sampled `rows` from host data (x: M x d, y: n x d, b: n x max_w).
 Reference reference(const std::vector<float>& x, const std::vector<float>& y,
                     const std::vector<float>& b, int d, int n, const std::vector<int>& rows) {
   Reference ref{std::vector<double>(rows.size() * max_w), std::vector<int>(rows.size() * K, -1)};
@@ -162,13 +119,6 @@ Reference reference(const std::vector<float>& x, const std::vector<float>& y,
   return ref;
 }
 
-/// One precision's device inputs (points x, y; weights b1 = b64's first column) and reference.
-template <class T>
-struct Inputs {
-  Rows<T> x, y, b1, b64;
-  Reference ref;
-};
-
 /// rows x cols host values as a device View of T.
 template <class T>
 Rows<T> upload(const char* label, const std::vector<float>& v, int rows, int cols) {
@@ -185,153 +135,6 @@ Rows<T> upload(const char* label, const std::vector<float>& v, int rows, int col
     }
   Kokkos::deep_copy(dev, host);
   return dev;
-}
-
-/// The points and weights of one dimension, in float and (where available) bhalf.
-struct Problem {
-  int d = 0, m = 0, n = 0;
-  std::vector<int> rows;  // the sampled output rows
-  Inputs<float> f;
-  Inputs<BHalf> h;
-
-  Problem(int d_, int size) : d(d_), m(size), n(size) {
-    const int count = m < sampled ? m : sampled;
-    for (int s = 0; s < count; ++s)
-      rows.push_back(static_cast<int>(static_cast<long long>(s) * m / count));
-    std::vector<float> x = stream_values(1, m, d), y = stream_values(2, n, d),
-                       b64 = stream_values(3, n, max_w), b1(n);
-    for (int j = 0; j < n; ++j)
-      b1[j] = b64[static_cast<std::size_t>(j) * max_w];
-    f = {upload<float>("x", x, m, d), upload<float>("y", y, n, d), upload<float>("b1", b1, n, 1),
-         upload<float>("b64", b64, n, max_w), reference(x, y, b64, d, n, rows)};
-    if constexpr (has_bhalf) {
-      h = {upload<BHalf>("x_bhalf", x, m, d),
-           upload<BHalf>("y_bhalf", y, n, d),
-           upload<BHalf>("b1_bhalf", b1, n, 1),
-           upload<BHalf>("b64_bhalf", b64, n, max_w),
-           {}};
-      for (std::vector<float>* v : {&x, &y, &b64})
-        for (float& e : *v)
-          e = from_bhalf(to_bhalf(e));
-      h.ref = reference(x, y, b64, d, n, rows);
-    }
-  }
-  template <class T>
-  Inputs<T>& inputs() {
-    if constexpr (std::is_same_v<T, float>) {
-      return f;
-    } else {
-      return h;
-    }
-  }
-};
-
-/// The problem of dimension d (the previous dimension's is released first), or nullptr with
-/// the row skipped when TESSERA_BENCH_N is not a positive integer.
-Problem* problem(int d, benchmark::State& state) {
-  static std::unique_ptr<Problem> current;
-  static const bool hooked = (Kokkos::push_finalize_hook([] { current.reset(); }), true);
-  (void)hooked;
-  const int size = problem_size();
-  if (size == 0) {
-    state.SkipWithError("TESSERA_BENCH_N must be a positive integer");
-    return nullptr;
-  }
-  if (!current || current->d != d) {
-    current.reset();
-    current = std::make_unique<Problem>(d, size);
-  }
-  return current.get();
-}
-
-/// Pairs per second of the baselines measured so far, by "d<D>/<case>/<baseline>".
-std::map<std::string, double>& baseline_rates() {
-  static std::map<std::string, double> rates;
-  return rates;
-}
-const char* const baselines[] = {"torch", "torch_compile", "keops", "keops_f16"};
-
-/// Times `call` (warm-up first); sets pairs_per_s and the x_<baseline> ratios of case `key`.
-/// A genred rejection (std::exception) skips the row with its message; returns false then.
-template <class Call>
-bool run_timed(benchmark::State& state, const std::string& key, double pairs, const Call& call) {
-  try {
-    call();
-    Kokkos::fence();
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return false;
-  }
-  double total = 0;
-  for (auto _ : state) {
-    Kokkos::Timer timer;
-    call();
-    Kokkos::fence();
-    const double t = timer.seconds();
-    state.SetIterationTime(t);
-    total += t;
-  }
-  const double rate             = pairs * static_cast<double>(state.iterations()) / total;
-  state.counters["pairs_per_s"] = rate;
-  for (const char* b : baselines) {
-    const auto it = baseline_rates().find(key + "/" + b);
-    if (it != baseline_rates().end()) state.counters[std::string("x_") + b] = rate / it->second;
-  }
-  return true;
-}
-
-tessera::GenredOptions with(MatrixPrecision precision) {
-  tessera::GenredOptions options;
-  options.matrix_precision = precision;
-  return options;
-}
-
-/// A Gaussian Sum row: inputs of type T, W weights, distance Dist.
-template <int D, int W, Distance Dist, class T>
-void sum_row(benchmark::State& state, const std::string& key, MatrixPrecision precision) {
-  Problem* p = problem(D, state);
-  if (!p) return;
-  const Inputs<T>& in = p->inputs<T>();
-  const Rows<T> b     = W == 1 ? in.b1 : in.b64;
-  const Rows<float> out("out", p->m, W);
-  const auto kernel = tessera::GaussianKernel<D, W, Dist>(sigma_of(D));
-  const auto call   = [&] {
-    tessera::genred(Space(), tessera::Sum{}, kernel, tessera::i_vars(in.x),
-                      tessera::j_vars(in.y, b), out, with(precision));
-  };
-  if (!run_timed(state, key, double(p->m) * p->n, call)) return;
-  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-  double diff = 0, scale = 0;
-  for (std::size_t s = 0; s < p->rows.size(); ++s)
-    for (int w = 0; w < W; ++w) {
-      const double r = in.ref.sums[s * max_w + w];
-      diff           = std::max(diff, std::abs(double(a(p->rows[s], w)) - r));
-      scale          = std::max(scale, std::abs(r));
-    }
-  state.counters["rel_err"] = scale > 0 ? diff / scale : diff;
-}
-
-/// An ArgKMin row: inputs of type T.
-template <int D, class T>
-void argkmin_row(benchmark::State& state, const std::string& key, MatrixPrecision precision) {
-  Problem* p = problem(D, state);
-  if (!p) return;
-  const Inputs<T>& in = p->inputs<T>();
-  const Rows<int> out("indices", p->m, K);
-  const auto call = [&] {
-    tessera::genred(Space(), tessera::ArgKMin{K}, tessera::SquaredDistance<D>{},
-                    tessera::i_vars(in.x), tessera::j_vars(in.y), out, with(precision));
-  };
-  if (!run_timed(state, key, double(p->m) * p->n, call)) return;
-  const auto idx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-  int equal      = 0;
-  for (std::size_t s = 0; s < p->rows.size(); ++s) {
-    bool same = true;
-    for (int k = 0; k < K; ++k)
-      same = same && idx(p->rows[s], k) == in.ref.nearest[s * K + k];
-    equal += same;
-  }
-  state.counters["idx_match"] = double(equal) / double(p->rows.size());
 }
 
 /// Runs a reference script; returns its exit status and everything it printed.
@@ -383,12 +186,52 @@ void baseline_row(benchmark::State& state, const std::string& key, const std::st
   state.counters["pairs_per_s"] = rate;
 }
 
-template <class Row>
-void add(const std::string& name, Row row) {
-  benchmark::RegisterBenchmark(name.c_str(), row)->UseManualTime()->Unit(benchmark::kMillisecond);
+}  // namespace
+
+Problem::Problem(int d_, int size) : d(d_), m(size), n(size) {
+  const int count = m < sampled ? m : sampled;
+  for (int s = 0; s < count; ++s)
+    rows.push_back(static_cast<int>(static_cast<long long>(s) * m / count));
+  std::vector<float> x = stream_values(1, m, d), y = stream_values(2, n, d),
+                     b64 = stream_values(3, n, max_w), b1(n);
+  for (int j = 0; j < n; ++j)
+    b1[j] = b64[static_cast<std::size_t>(j) * max_w];
+  f = {upload<float>("x", x, m, d), upload<float>("y", y, n, d), upload<float>("b1", b1, n, 1),
+       upload<float>("b64", b64, n, max_w), reference(x, y, b64, d, n, rows)};
+  if constexpr (has_bhalf) {
+    h = {upload<BHalf>("x_bhalf", x, m, d),
+         upload<BHalf>("y_bhalf", y, n, d),
+         upload<BHalf>("b1_bhalf", b1, n, 1),
+         upload<BHalf>("b64_bhalf", b64, n, max_w),
+         {}};
+    for (std::vector<float>* v : {&x, &y, &b64})
+      for (float& e : *v)
+        e = from_bhalf(to_bhalf(e));
+    h.ref = reference(x, y, b64, d, n, rows);
+  }
 }
 
-/// The four baseline rows of a case: `kind` (sum or argkmin), then `d`, `w` (weights or k).
+const Problem* problem(int d, benchmark::State& state) {
+  static std::unique_ptr<Problem> current;
+  static const bool hooked = (Kokkos::push_finalize_hook([] { current.reset(); }), true);
+  (void)hooked;
+  const int size = problem_size();
+  if (size == 0) {
+    state.SkipWithError("TESSERA_BENCH_N must be a positive integer");
+    return nullptr;
+  }
+  if (!current || current->d != d) {
+    current.reset();
+    current = std::make_unique<Problem>(d, size);
+  }
+  return current.get();
+}
+
+std::map<std::string, double>& baseline_rates() {
+  static std::map<std::string, double> rates;
+  return rates;
+}
+
 void add_baselines(const std::string& key, const std::string& kind, int d, int w) {
   for (const char* b : baselines) {
     const bool keops         = std::string(b).rfind("keops", 0) == 0;
@@ -405,51 +248,11 @@ void add_baselines(const std::string& key, const std::string& kind, int d, int w
   }
 }
 
-template <int D, int W>
-void add_sum() {
-  const std::string key = "d" + std::to_string(D) + "/sum_w" + std::to_string(W);
-  add_baselines(key, "sum", D, W);
-  const auto row = [&](const char* path, auto tag, Distance dist, MatrixPrecision precision) {
-    using T = typename decltype(tag)::type;
-    add(key + "/" + path, [key, dist, precision](benchmark::State& s) {
-      if (dist == Distance::matrix) {
-        sum_row<D, W, Distance::matrix, T>(s, key, precision);
-      } else {
-        sum_row<D, W, Distance::direct, T>(s, key, precision);
-      }
-    });
-  };
-  using F = std::common_type<float>;
-  row("tessera_matrix_split", F{}, Distance::matrix, MatrixPrecision::split);
-  row("tessera_matrix_fast", F{}, Distance::matrix, MatrixPrecision::fast);
-  row("tessera_direct", F{}, Distance::direct, MatrixPrecision::split);
-  if constexpr (has_bhalf) {
-    using H = std::common_type<BHalf>;
-    row("tessera_bhalf_matrix", H{}, Distance::matrix, MatrixPrecision::split);
-    row("tessera_bhalf_direct", H{}, Distance::direct, MatrixPrecision::split);
-  }
-}
+namespace {
 
-template <int D>
-void add_argkmin() {
-  const std::string key = "d" + std::to_string(D) + "/argkmin_k" + std::to_string(K);
-  add_baselines(key, "argkmin", D, K);
-  add(key + "/tessera_split",
-      [key](benchmark::State& s) { argkmin_row<D, float>(s, key, MatrixPrecision::split); });
-  add(key + "/tessera_fast",
-      [key](benchmark::State& s) { argkmin_row<D, float>(s, key, MatrixPrecision::fast); });
-  if constexpr (has_bhalf) {
-    add(key + "/tessera_bhalf",
-        [key](benchmark::State& s) { argkmin_row<D, BHalf>(s, key, MatrixPrecision::split); });
-  }
-}
-
-template <int... Ds>
-void add_dimensions(std::integer_sequence<int, Ds...>) {
-  ((add_sum<Ds, 1>(), add_sum<Ds, max_w>(), add_argkmin<Ds>()), ...);
-}
-
-const bool registered =
-    (add_dimensions(std::integer_sequence<int, 16, 64, 128, 512, 1024>{}), true);
+// The dimensions in order; perf/CMakeLists.txt compiles bench_genred_dims_rows.cpp for each.
+const bool registered = (add_dimension<16>(), add_dimension<64>(), add_dimension<128>(),
+                         add_dimension<512>(), add_dimension<1024>(), true);
 
 }  // namespace
+}  // namespace tessera_bench_dims

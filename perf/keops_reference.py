@@ -53,7 +53,8 @@ import os
 import shutil
 import sys
 
-from torch_dims_reference import (
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts for the import below
+from torch_dims_reference import (  # noqa: E402
     SKIP,
     check_arguments,
     device_or_skip,
