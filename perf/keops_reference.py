@@ -3,7 +3,7 @@
 
 usage: keops_reference.py sum     --dim D --width W --sigma S --size M N [--dtype float32|float16]
        keops_reference.py argkmin --dim D --width K --sigma S --size M N [--dtype float32|float16]
-       options: --device cuda|cpu (cuda), --seconds T (time spent on timed runs, about 10),
+       options: --device cuda|cpu (cuda), --seconds T (time spent on timed runs, about 3),
                 --cache DIR (KeOps' build folder, see below)
 
 The data are bench_genred_dims' (points() of torch_dims_reference.py, the same hash), cast to

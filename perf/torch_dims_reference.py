@@ -4,7 +4,7 @@
 usage: torch_dims_reference.py sum     --dim D --width W --sigma S --size M N [--compile]
        torch_dims_reference.py argkmin --dim D --width K --sigma S --size M N [--compile]
        options: --device cuda|cpu (cuda), --budget-mib B (largest temporary block, 4096),
-                --seconds T (time spent on timed runs, about 10)
+                --seconds T (time spent on timed runs, about 3)
 
 The points are those of bench_genred_dims (points() below computes the same hash, so the
 benchmark and this script see bit-identical float data without a file): x (M x D) and y (N x D)
@@ -164,7 +164,7 @@ def parser(description):
     p.add_argument("--sigma", type=float, required=True, help="the Gaussian's sigma (sum)")
     p.add_argument("--size", type=int, nargs=2, required=True, metavar=("M", "N"))
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
-    p.add_argument("--seconds", type=float, default=10.0, help="time for the timed runs")
+    p.add_argument("--seconds", type=float, default=3.0, help="time for the timed runs")
     return p
 
 
