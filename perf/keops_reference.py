@@ -275,8 +275,10 @@ def write_no_streams_helpers(keopscore_dir, target):
     for name, text in texts.items():
         with open(os.path.join(target, name), "w", encoding="utf-8") as f:
             f.write(text)
-    real = os.environ.get("CXX") or shutil.which("g++") or "g++"
     wrapper = os.path.join(target, "cxx")
+    real = os.environ.get("CXX") or ""
+    if not real or os.path.realpath(shutil.which(real) or real) == os.path.realpath(wrapper):
+        real = shutil.which("g++") or "g++"  # never the wrapper itself (an exported CXX)
     with open(wrapper, "w", encoding="utf-8") as f:
         f.write(_WRAPPER.format(python=sys.executable, here=target, real=real))
     os.chmod(wrapper, 0o755)
@@ -321,9 +323,8 @@ def main():
     try:
         import pykeops
         from pykeops.torch import LazyTensor
-    except ImportError as error:
-        print(f"pykeops cannot be imported: {error}", file=sys.stderr)
-        sys.exit(SKIP)
+    except ImportError as error:  # installed (setup_keops checked) but broken
+        fail(f"pykeops cannot be imported: {error}")
     if device.type == "cuda" and not pykeops.config.gpu_available:
         fail("pykeops found no usable CUDA (its warnings above say why)")
     m, n = args.size
