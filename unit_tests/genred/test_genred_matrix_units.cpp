@@ -1,7 +1,8 @@
 // The tensor-core paths of tessera::genred (on CUDA; the expanded evaluation elsewhere) against
 // direct double-precision references: radial-kernel sums with Distance::matrix at dimensions
 // from 33 to 1030 (D not a multiple of the 32-wide k-step), weights of width 0, 1 and 3, every
-// profile, sizes 0, 1, primes and more than one 128-row tile, the 1D and 2D schemes, both
+// profile, wide weights (16 and 64 columns: the weights' product on the matrix units) at D = 16
+// to 129, sizes 0, 1, primes and more than one 128-row tile, the 1D and 2D schemes, both
 // MatrixPrecision modes. Points are centred, uniform in [-1/2, 1/2)^D, with sigma = sqrt(D) / 4
 // (the bandwidth of the benchmarks: s r^2 of order 1).
 #include <tessera/genred/builtin_formulas.hpp>
@@ -12,8 +13,12 @@
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <type_traits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -74,6 +79,35 @@ double profile_value<tessera::Matern32Profile>(double r2, double sigma) {
   return (1 + v) * std::exp(-v);
 }
 
+/// max |a - a_ref| / max |a_ref| (0 for empty outputs) of the sums in the host View h (m x fd)
+/// against the direct double reference a_ref[i][c] = sum_j k(|x_i - y_j|^2) b[j][c] (b null:
+/// weights 1).
+template <class Profile, class H>
+double relative_sum_error(const H& h, const std::vector<double>& x, const std::vector<double>& y,
+                          const double* b, int m, int n, int d, int fd, double sigma) {
+  double err = 0, scale = 0;
+  std::vector<double> ref(fd);
+  for (int i = 0; i < m; ++i) {
+    std::fill(ref.begin(), ref.end(), 0.0);
+    for (int j = 0; j < n; ++j) {
+      double r2 = 0;
+      for (int k = 0; k < d; ++k) {
+        const double e =
+            x[static_cast<std::size_t>(i) * d + k] - y[static_cast<std::size_t>(j) * d + k];
+        r2 += e * e;
+      }
+      const double kv = profile_value<Profile>(r2, sigma);
+      for (int c = 0; c < fd; ++c)
+        ref[c] += kv * (b == nullptr ? 1.0 : b[static_cast<std::size_t>(j) * fd + c]);
+    }
+    for (int c = 0; c < fd; ++c) {
+      err   = std::max(err, std::abs(static_cast<double>(h(i, c)) - ref[c]));
+      scale = std::max(scale, std::abs(ref[c]));
+    }
+  }
+  return scale > 0 ? err / scale : err;
+}
+
 /// Runs sum_j k(|x_i - y_j|^2) b_j with Distance::matrix on Space and returns the largest
 /// |a - a_ref| / max |a_ref| over the outputs (0 for empty outputs).
 template <class Space, class Profile, int D, int W>
@@ -101,27 +135,7 @@ double matrix_sum_error(int m, int n, MatrixPrecision precision, tessera::Scheme
                     out, options);
   }
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
-  double err = 0, scale = 0;
-  std::vector<double> ref(FD);
-  for (int i = 0; i < m; ++i) {
-    std::fill(ref.begin(), ref.end(), 0.0);
-    for (int j = 0; j < n; ++j) {
-      double r2 = 0;
-      for (int k = 0; k < D; ++k) {
-        const double d =
-            x[static_cast<std::size_t>(i) * D + k] - y[static_cast<std::size_t>(j) * D + k];
-        r2 += d * d;
-      }
-      const double kv = profile_value<Profile>(r2, sigma);
-      for (int c = 0; c < FD; ++c)
-        ref[c] += kv * (W == 0 ? 1.0 : b[static_cast<std::size_t>(j) * FD + c]);
-    }
-    for (int c = 0; c < FD; ++c) {
-      err   = std::max(err, std::abs(h(i, c) - ref[c]));
-      scale = std::max(scale, std::abs(ref[c]));
-    }
-  }
-  return scale > 0 ? err / scale : err;
+  return relative_sum_error<Profile>(h, x, y, W == 0 ? nullptr : b.data(), m, n, D, FD, sigma);
 }
 
 /// Checks one (profile, D, W) over sizes, schemes and both precisions. The split products keep
@@ -171,5 +185,233 @@ TYPED_TEST(GenredMatrixUnits, GaussianSumOverManyTiles) {
       3001, 2003, MatrixPrecision::split, tessera::Scheme::automatic, 21);
   EXPECT_LE(e, 1e-4);
 }
+
+/// Wide weights of width 16 and 64 (the CUDA path multiplies the kernel values by the weights
+/// on the matrix units, their columns split between warps at 64) at D below, at and above the
+/// engine's 64-wide k-step.
+template <class Space, class Profile>
+void check_wide_weights(unsigned seed) {
+  check_matrix_sums<Space, Profile, 16, 16>(seed);
+  check_matrix_sums<Space, Profile, 64, 16>(seed + 1);
+  check_matrix_sums<Space, Profile, 129, 16>(seed + 2);
+  check_matrix_sums<Space, Profile, 16, 64>(seed + 3);
+  check_matrix_sums<Space, Profile, 64, 64>(seed + 4);
+  check_matrix_sums<Space, Profile, 129, 64>(seed + 5);
+}
+
+TYPED_TEST(GenredMatrixUnits, GaussianSumsWithWideWeights) {
+  using Space = TypeParam;
+  check_wide_weights<Space, tessera::GaussianProfile>(51);
+  check_wide_weights<Space, tessera::LaplaceProfile>(61);
+}
+
+// ------------------------------------------------------------------------ selections
+// Min, ArgMin, MinArgMin, KMin, ArgKMin and KMinArgKMin of SquaredDistance, CosineDistance and
+// DotProduct: the CUDA path selects candidates on the tensor cores and re-ranks them exactly,
+// so indices must equal the exact (double) reference's, ties to the smaller index, and values
+// must be the exact values to float rounding. Adversarial inputs: duplicated inner rows (exact
+// ties), outer rows equal to inner rows (zero distances), a zero vector (the cosine's 1).
+
+/// The exact value of Op for two rows, in double.
+template <class Op>
+double exact_value(const double* x, const double* y, int d) {
+  double xy = 0, xx = 0, yy = 0, r2 = 0;
+  for (int c = 0; c < d; ++c) {
+    xy += x[c] * y[c];
+    xx += x[c] * x[c];
+    yy += y[c] * y[c];
+    r2 += (x[c] - y[c]) * (x[c] - y[c]);
+  }
+  if constexpr (std::is_same_v<Op, tessera::SquaredDistanceOp>) return r2;
+  if constexpr (std::is_same_v<Op, tessera::DotOp>) return xy;
+  return xx * yy > 0 ? 1.0 - xy / std::sqrt(xx * yy) : 1.0;
+}
+
+/// Inputs with ties: every 7th inner row repeats an earlier one, every 5th outer row is an
+/// inner row, inner row 3 (if any) is zero.
+void make_adversarial(std::vector<double>& x, std::vector<double>& y, int m, int n, int d) {
+  for (int j = 7; j < n; j += 7)
+    std::copy_n(y.begin() + static_cast<std::ptrdiff_t>(j / 2) * d, d,
+                y.begin() + static_cast<std::ptrdiff_t>(j) * d);
+  if (n > 3) std::fill_n(y.begin() + 3 * d, d, 0.0);
+  for (int i = 0; i < m && n > 0; i += 5)
+    std::copy_n(y.begin() + static_cast<std::ptrdiff_t>((i * 13) % n) * d, d,
+                x.begin() + static_cast<std::ptrdiff_t>(i) * d);
+}
+
+template <class Space, class Op, int D>
+void check_selections(int m, int n, int k, bool adversarial, unsigned seed) {
+  auto x = uniform(m, D, -0.5, seed);
+  auto y = uniform(n, D, -0.5, seed + 1);
+  if (adversarial) make_adversarial(x, y, m, n, D);
+  const auto xd = device_rows<Space>(x, m, D, "x");
+  const auto yd = device_rows<Space>(y, n, D, "y");
+  using Mem     = typename Space::memory_space;
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> vals("vals", m, k), val1("val1", m, 1);
+  Kokkos::View<int**, Kokkos::LayoutRight, Mem> idx("idx", m, k), idx1("idx1", m, 1);
+  const tessera::PointPairFormula<D, Op> f{};
+  const Space space{};
+  const auto iv = tessera::i_vars(xd);
+  const auto jv = tessera::j_vars(yd);
+  // reference: the k smallest (exact value, index) of each row
+  std::vector<std::vector<std::pair<double, int>>> ref(m);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j)
+      ref[i].emplace_back(exact_value<Op>(&x[static_cast<std::size_t>(i) * D],
+                                          &y[static_cast<std::size_t>(j) * D], D),
+                          j);
+    std::sort(ref[i].begin(), ref[i].end());
+  }
+  const auto check = [&](const char* what, int kk, bool values, bool indices, const auto& v,
+                         const auto& ix) {
+    const auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, v);
+    const auto hi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, ix);
+    for (int i = 0; i < m; ++i) {
+      for (int s = 0; s < kk; ++s) {
+        const bool has    = s < n;
+        const int want_j  = has ? ref[i][s].second : -1;
+        const double want = has ? ref[i][s].first : std::numeric_limits<double>::infinity();
+        if (indices) {
+          ASSERT_EQ(hi(i, s), want_j) << what << ", D = " << D << ", M = " << m << ", N = " << n
+                                      << ", k = " << kk << ", row " << i << ", slot " << s;
+        }
+        if (values) {
+          if (!has) {
+            ASSERT_TRUE(std::isinf(hv(i, s)) && hv(i, s) > 0) << what << ", empty slot";
+          } else {
+            ASSERT_NEAR(hv(i, s), want, 1e-5 * (1 + std::abs(want)))
+                << what << ", D = " << D << ", row " << i << ", slot " << s;
+          }
+        }
+      }
+    }
+  };
+  tessera::genred(space, tessera::Min{}, f, iv, jv, val1);
+  check("Min", 1, true, false, val1, idx1);
+  tessera::genred(space, tessera::ArgMin{}, f, iv, jv, idx1);
+  check("ArgMin", 1, false, true, val1, idx1);
+  tessera::genred(space, tessera::MinArgMin{}, f, iv, jv, tessera::outputs(val1, idx1));
+  check("MinArgMin", 1, true, true, val1, idx1);
+  tessera::genred(space, tessera::KMin{k}, f, iv, jv, vals);
+  check("KMin", k, true, false, vals, idx);
+  tessera::genred(space, tessera::ArgKMin{k}, f, iv, jv, idx);
+  check("ArgKMin", k, false, true, vals, idx);
+  tessera::genred(space, tessera::KMinArgKMin{k}, f, iv, jv, tessera::outputs(vals, idx));
+  check("KMinArgKMin", k, true, true, vals, idx);
+}
+
+TYPED_TEST(GenredMatrixUnits, SquaredDistanceSelectionsAreExact) {
+  using Space = TypeParam;
+  using Op    = tessera::SquaredDistanceOp;
+  check_selections<Space, Op, 16>(0, 5, 3, false, 31);
+  check_selections<Space, Op, 16>(1, 1, 1, false, 32);
+  check_selections<Space, Op, 9>(7, 11, 10, false, 33);
+  check_selections<Space, Op, 16>(131, 257, 10, false, 34);
+  check_selections<Space, Op, 64>(257, 131, 5, true, 35);
+  check_selections<Space, Op, 129>(131, 1031, 20, true, 36);
+}
+
+TYPED_TEST(GenredMatrixUnits, CosineAndDotSelectionsAreExact) {
+  using Space = TypeParam;
+  check_selections<Space, tessera::CosineDistanceOp, 33>(131, 257, 10, true, 41);
+  check_selections<Space, tessera::CosineDistanceOp, 100>(37, 1031, 4, false, 42);
+  check_selections<Space, tessera::DotOp, 33>(131, 257, 10, true, 43);
+  check_selections<Space, tessera::DotOp, 64>(37, 131, 1, false, 44);
+}
+
+/// All inner rows equal: every pair ties, the certificate fails on every row and the direct
+/// fallback must still give indices 0..k-1.
+TYPED_TEST(GenredMatrixUnits, AllEqualPointsGiveTheSmallestIndices) {
+  using Space = TypeParam;
+  const int m = 9, n = 300, k = 10;
+  std::vector<double> x(static_cast<std::size_t>(m) * 32, 0.25),
+      y(static_cast<std::size_t>(n) * 32, 0.25);
+  const auto xd = device_rows<Space>(x, m, 32, "x");
+  const auto yd = device_rows<Space>(y, n, 32, "y");
+  Kokkos::View<int**, Kokkos::LayoutRight, typename Space::memory_space> idx("idx", m, k);
+  tessera::genred(Space{}, tessera::ArgKMin{k}, tessera::SquaredDistance<32>{}, tessera::i_vars(xd),
+                  tessera::j_vars(yd), idx);
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, idx);
+  for (int i = 0; i < m; ++i)
+    for (int s = 0; s < k; ++s)
+      EXPECT_EQ(h(i, s), s) << "row " << i;
+}
+
+// ------------------------------------------------------------------------ 16-bit points
+// Points stored as half_t (or bhalf_t where Kokkos has it): on CUDA the tensor cores take one
+// product in that type, exact for the stored values, so sums meet the float tolerance and
+// selections are exact; the references use the same rounded values in double.
+
+/// Runs a Gaussian sum (D = 64, W = 1) and ArgKMin (D = 33, k = 10) from points stored as S.
+template <class Space, class S>
+void check_16bit_points(unsigned seed) {
+  using Mem         = typename Space::memory_space;
+  using Rows        = Kokkos::View<S**, Kokkos::LayoutRight, Mem>;
+  const auto stored = [](int rows, int cols, const std::vector<double>& v, Rows& d,
+                         std::vector<double>& rounded) {
+    d       = Rows(std::string("points"), rows, cols);
+    auto h  = Kokkos::create_mirror_view(d);
+    rounded = v;
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < cols; ++c) {
+        h(r, c) = static_cast<S>(static_cast<float>(v[static_cast<std::size_t>(r) * cols + c]));
+        rounded[static_cast<std::size_t>(r) * cols + c] = static_cast<float>(h(r, c));
+      }
+    }
+    Kokkos::deep_copy(d, h);
+  };
+  {
+    constexpr int D = 64;
+    const int m = 131, n = 257;
+    const double sigma = std::sqrt(static_cast<double>(D)) / 4;
+    std::vector<double> x, y;
+    Rows xd, yd;
+    stored(m, D, uniform(m, D, -0.5, seed), xd, x);
+    stored(n, D, uniform(n, D, -0.5, seed + 1), yd, y);
+    const auto b  = uniform(n, 1, 0.0, seed + 2);
+    const auto bd = device_rows<Space>(b, n, 1, "b");
+    Kokkos::View<float**, Kokkos::LayoutRight, Mem> out("out", m, 1);
+    tessera::genred(Space{}, tessera::Sum{}, tessera::GaussianKernel<D, 1, Distance::matrix>(sigma),
+                    tessera::i_vars(xd), tessera::j_vars(yd, bd), out);
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
+    EXPECT_LE(relative_sum_error<tessera::GaussianProfile>(h, x, y, b.data(), m, n, D, 1, sigma),
+              1e-4)
+        << "Gaussian sum from 16-bit points";
+  }
+  {
+    constexpr int D = 33;
+    const int m = 131, n = 257, k = 10;
+    std::vector<double> x, y;
+    Rows xd, yd;
+    stored(m, D, uniform(m, D, -0.5, seed + 3), xd, x);
+    stored(n, D, uniform(n, D, -0.5, seed + 4), yd, y);
+    Kokkos::View<int**, Kokkos::LayoutRight, Mem> idx("idx", m, k);
+    tessera::genred(Space{}, tessera::ArgKMin{k}, tessera::SquaredDistance<D>{},
+                    tessera::i_vars(xd), tessera::j_vars(yd), idx);
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, idx);
+    for (int i = 0; i < m; ++i) {
+      std::vector<std::pair<double, int>> ref;
+      for (int j = 0; j < n; ++j)
+        ref.emplace_back(
+            exact_value<tessera::SquaredDistanceOp>(&x[static_cast<std::size_t>(i) * D],
+                                                    &y[static_cast<std::size_t>(j) * D], D),
+            j);
+      std::sort(ref.begin(), ref.end());
+      for (int s = 0; s < k; ++s)
+        ASSERT_EQ(h(i, s), ref[s].second)
+            << "ArgKMin from 16-bit points, row " << i << ", slot " << s;
+    }
+  }
+}
+
+TYPED_TEST(GenredMatrixUnits, HalfPointsSumsAndSelections) {
+  check_16bit_points<TypeParam, Kokkos::Experimental::half_t>(61);
+}
+
+#if defined(TESSERA_HAS_BHALF_T)
+TYPED_TEST(GenredMatrixUnits, BhalfPointsSumsAndSelections) {
+  check_16bit_points<TypeParam, Kokkos::Experimental::bhalf_t>(71);
+}
+#endif
 
 }  // namespace

@@ -404,6 +404,24 @@ struct CudaTuning : GpuTuning {
   static constexpr int matrix_tile_min_blocks = 2;
   /// The widest weights the streamed radial sum keeps per row in registers.
   static constexpr int matrix_sum_max_weights = 4;
+  /// Weights from this width on take the wide-weights kernel (impl/cuda/
+  /// matrix_wide_sum_cuda.hpp: the weights' product on the matrix units); a block computes at
+  /// most block_columns of them (wider weights: several blocks per row tile, each recomputing
+  /// the tile's kernel values), and a warp's running sums cover at most warp_columns (wider
+  /// blocks split their columns between the two column warps, which exchange partial sums
+  /// through shared memory each tile).
+  static constexpr int matrix_wide_sum_min_weights   = 16;
+  static constexpr int matrix_wide_sum_block_columns = 64;
+  static constexpr int matrix_wide_sum_warp_columns  = 32;
+  /// The largest k the tensor-core selections take (their candidate lists, 2k + 8 per row,
+  /// sit in shared memory beside the pipeline and a tile of scores).
+  static constexpr int matrix_select_max_k = 16;
+  /// Scores a thread of the selections queues before its warp merges the queues into the lists.
+  static constexpr int matrix_select_queue = 8;
+  /// Warps of the selections' blocks along each side of the 128 x 128 tile (two threads per
+  /// output row scan its scores).
+  static constexpr int matrix_select_warps_m = 2;
+  static constexpr int matrix_select_warps_n = 4;
 };
 
 /// The tuning policy of an execution space: TuningPolicy<ExecSpace>::type.

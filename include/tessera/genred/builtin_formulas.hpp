@@ -210,8 +210,9 @@ enum class Distance {
              ///< (it may come out slightly negative: a Gaussian value then exceeds 1 by that
              ///< much), so keep the points centred near the origin
   /// As expanded, with the dot products on the GPU's matrix units where the CUDA kernels have
-  /// that path (float Sum reductions over j, dense, D > 8; weights of any width up to D = 32,
-  /// of width 4 at most beyond; see impl/cuda/matrix_radial_cuda.hpp and matrix_sum_cuda.hpp):
+  /// that path (Sum reductions over j computed in float, dense, D > 8, weights of at most 4 or
+  /// at least 16 components beyond D = 32, any D for half-precision points; see
+  /// impl/cuda/cuda_backend.hpp):
   /// by default about the same accuracy (row-scaled split FP16, three products), or one FP16
   /// product with GenredOptions::matrix_precision = MatrixPrecision::fast; the expanded
   /// evaluation everywhere else.

@@ -8,14 +8,19 @@
 //   lo[r]     (split operands only) the FP16 remainder 2^p v - hi, so that hi + lo carries 22
 //             significant bits;
 //   factor[r] 2^-p(r), which unscales a product exactly;
-//   norm[r]   alpha |v|^2, computed in float from the values themselves (pad rows: pad_norm).
+//   norm[r]   alpha |v|^2 + offset, computed in float from the values themselves (pad rows:
+//             offset).
 // FP16 rows are scaled so that their largest magnitude lies in [2^13, 2^14) (mma.hpp:
-// fp16_row_shift), BF16 rows are not scaled (BF16 has float's range). With `normalise` each
-// row is first divided by its norm (the cosine's unit vectors; a zero row stays zero).
+// fp16_row_shift), BF16 rows are not scaled (BF16 has float's range). A shift vector, if given,
+// is first subtracted from every row (the selections centre both sides on the same point:
+// distances do not change, the bound on the rounding error shrinks); with `normalise` each row
+// is then divided by its norm (the cosine's unit vectors; a zero row stays zero).
 // The panels take (batch * rows_pad) * dp * 2 bytes each, plus 8 bytes per row: linear in the
 // call's size, released on the stream after the call.
 #pragma once
 
+#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/tiling.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/cuda/mma.hpp>
 #include <tessera/genred/impl/var_group.hpp>
@@ -29,6 +34,18 @@
 
 namespace tessera {
 namespace Impl {
+
+/// The k-step of the streamed kernels for dimension D: 16 or 32 elements for small D (less
+/// padding), CudaTuning::matrix_tile_k otherwise.
+constexpr int matrix_tile_k_step(int dim) {
+  return dim <= 16 ? 16 : dim <= 32 ? 32 : CudaTuning::matrix_tile_k;
+}
+
+/// Columns of the prepared panels for dimension `dim`: a whole number of the engine's k-steps.
+inline int matrix_panel_columns(int dim) {
+  const int k = matrix_tile_k_step(dim);
+  return (dim + k - 1) / k * k;
+}
 
 /// One side's prepared rows (see the file comment); lo is null unless the operands are split.
 template <class E>
@@ -47,11 +64,24 @@ struct MatrixOperands {
   }
 };
 
-/// How prepare_operands transforms the rows.
+/// The 16-bit operand type of a call whose points are stored in SX and SY: both half_t gives
+/// FP16 and both bhalf_t BF16, whose values are exact in it (`native`: one product); anything
+/// else (float, mixed) is converted from float to FP16 scaled per row, split into two parts
+/// unless MatrixPrecision::fast.
+template <class SX, class SY>
+struct MatrixElement {
+  static constexpr bool native =
+      std::is_same_v<SX, SY> && is_half_precision<SX> && !std::is_same_v<SX, float>;
+  using type = std::conditional_t<native && !std::is_same_v<SX, Kokkos::Experimental::half_t>,
+                                  __nv_bfloat16, __half>;
+};
+
+/// How prepare_operands transforms the rows: v = (row - shift) [/ |row - shift|].
 struct OperandTransform {
-  float alpha    = 1.0f;   ///< norm = alpha |v|^2
-  float pad_norm = 0.0f;   ///< the norm of pad rows
-  bool normalise = false;  ///< divide each row by its Euclidean norm first
+  float alpha        = 1.0f;     ///< norm = alpha |row - shift|^2 + offset
+  float offset       = 0.0f;     ///< see alpha (also the norm of pad rows)
+  bool normalise     = false;    ///< divide each (shifted) row by its Euclidean norm
+  const float* shift = nullptr;  ///< (batch, dim) subtracted from every row; null: none
 };
 
 /// One warp per (batch entry, panel row): see the file comment.
@@ -63,12 +93,17 @@ __global__ void prepare_operands_cuda(const VarAccessor<S> a, const int dim, con
       (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;  // (b, r)
   if (w >= static_cast<long long>(batch) * op.rows_pad) return;
   const int b = static_cast<int>(w / op.rows_pad), r = static_cast<int>(w % op.rows_pad);
-  const bool real = r < op.rows;
-  const S* src    = a.data + b * a.sb + static_cast<long long>(real ? r : 0) * a.sr;
+  const bool real            = r < op.rows;
+  const long long src_offset = b * a.sb + static_cast<long long>(real ? r : 0) * a.sr;
+  const float* shift = tr.shift == nullptr ? nullptr : tr.shift + static_cast<long long>(b) * dim;
+  const auto value   = [&](int k) {
+    const float v = a.template load<float>(src_offset + k * a.sc);
+    return shift == nullptr ? v : v - shift[k];
+  };
   float n2 = 0.0f, mx = 0.0f;
   if (real) {
     for (int k = lane; k < dim; k += 32) {
-      const float v = static_cast<float>(src[k * a.sc]);
+      const float v = value(k);
       n2 += v * v;
       mx = fmaxf(mx, fabsf(v));
     }
@@ -83,12 +118,12 @@ __global__ void prepare_operands_cuda(const VarAccessor<S> a, const int dim, con
   const std::size_t row = op.row(b, r);
   if (lane == 0) {
     op.factor[row] = ldexpf(1.0f, -p);
-    op.norm[row] = real ? tr.alpha * (tr.normalise ? (n2 > 0.0f ? 1.0f : 0.0f) : n2) : tr.pad_norm;
+    op.norm[row]   = tr.alpha * n2 + tr.offset;
   }
   E* hi = op.hi + row * op.dp;
   E* lo = op.lo == nullptr ? nullptr : op.lo + row * op.dp;
   for (int k = lane; k < op.dp; k += 32) {
-    const float v = real && k < dim ? ldexpf(static_cast<float>(src[k * a.sc]) * unit, p) : 0.0f;
+    const float v = real && k < dim ? ldexpf(value(k) * unit, p) : 0.0f;
     if constexpr (std::is_same_v<E, __half>) {
       const __half h = __float2half_rn(v);
       hi[k]          = h;
@@ -140,6 +175,26 @@ class OperandPanels {
   cudaStream_t stream_;
   void* memory_ = nullptr;
   MatrixOperands<E> op_;
+};
+
+/// The prepared outer and inner rows of one call: the outer panel padded to whole tiles of
+/// `tile_m` rows, the inner one to whole tiles of `tile_n` plus one more (a 2D chunk may start
+/// inside a tile and read a whole tile from there).
+template <class E>
+struct OperandPair {
+  OperandPanels<E> x;  ///< the outer rows
+  OperandPanels<E> y;  ///< the inner rows
+
+  template <class SX, class SY>
+  OperandPair(cudaStream_t stream, int batch, int m, int n, int tile_m, int tile_n, int dim,
+              bool split, const VarAccessor<SX>& xa, const OperandTransform& tx,
+              const VarAccessor<SY>& ya, const OperandTransform& ty)
+      : x(stream, batch, m, (m + tile_m - 1) / tile_m * tile_m, matrix_panel_columns(dim), split),
+        y(stream, batch, n, (n + tile_n - 1) / tile_n * tile_n + tile_n, matrix_panel_columns(dim),
+          split) {
+    x.prepare(xa, dim, batch, tx);
+    y.prepare(ya, dim, batch, ty);
+  }
 };
 
 }  // namespace Impl

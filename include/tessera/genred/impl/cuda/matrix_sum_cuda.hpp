@@ -1,7 +1,8 @@
 // The streamed tensor-core path of radial-kernel sums at any dimension: Sum reductions of a
-// RadialKernel with Distance::matrix, a_i = sum_j k(|x_i - y_j|^2) b_j, float, over j, dense,
-// D > 32 (at D <= 32 the register-resident kernel of matrix_radial_cuda.hpp is faster), weights
-// of width W <= CudaTuning::matrix_sum_max_weights.
+// RadialKernel with Distance::matrix, a_i = sum_j k(|x_i - y_j|^2) b_j, computed in float, over
+// j, dense, weights of width W <= CudaTuning::matrix_sum_max_weights; for float Views at
+// D > 32 (at D <= 32 the register-resident kernel of matrix_radial_cuda.hpp is faster), and at
+// any D for points stored as half_t or bhalf_t (one product in that type).
 //
 // The rows are prepared once (matrix_operands.hpp: x_i and y_j scaled per row, split into FP16
 // parts unless options.matrix_precision is fast, with s |x_i|^2 and s |y_j|^2), then the tile
@@ -29,22 +30,21 @@
 namespace tessera {
 namespace Impl {
 
-/// True for the calls the streamed radial-sum kernel runs (see the file comment).
-template <class T, class Formula, class Red, bool OuterIsI, bool Sparse>
+/// True for the calls the streamed radial-sum kernel runs (see the file comment); Uniform:
+/// every View of the call holds the compute type.
+template <class T, class Formula, class Red, bool OuterIsI, bool Sparse, bool Uniform>
 inline constexpr bool matrix_sum_call = false;
-template <class Profile, int D, int W, int FD, Summation S>
+template <class Profile, int D, int W, int FD, Summation S, bool Uniform>
 inline constexpr bool matrix_sum_call<float, RadialKernel<Profile, D, W, Distance::matrix>,
-                                      Reducer<Sum, float, FD, S>, true, false> =
-    D > 32 && W <= CudaTuning::matrix_sum_max_weights;
+                                      Reducer<Sum, float, FD, S>, true, false, Uniform> =
+    W <= CudaTuning::matrix_sum_max_weights && (D > 32 || !Uniform);
 
-template <class Profile, int D, int W, class Red, class Index, int Parts>
+template <class Profile, int D, int W, class Red, class JG, class Out, class E, int Parts>
 struct MatrixSumReduce {
   using scalar_type  = float;
   using reducer_type = Red;
-  using index_type   = Index;
   using Formula      = RadialKernel<Profile, D, W, Distance::matrix>;
-  using JG           = VarGroup<float, typename Formula::j_dims>;
-  using Tiles        = MatrixTiles<__half, Parts, matrix_tile_k_step(D)>;
+  using Tiles        = MatrixTiles<E, Parts, matrix_tile_k_step(D)>;
 
   static constexpr bool outer_is_i = true;
   static constexpr bool is_sparse  = false;
@@ -59,7 +59,7 @@ struct MatrixSumReduce {
   JG jvars;
   Tiles tiles;
   int n_outer, n_inner, tiles_outer, tile_j, chunks, chunk_rows;
-  OutputAccess<float, Index> out;
+  Out out;
   PartialBuffer<float> partial;
 
   KOKKOS_INLINE_FUNCTION int tile_rows() const { return BM; }
@@ -75,8 +75,8 @@ struct MatrixSumReduce {
     if constexpr (W == 0) {
       return 1.0f;
     } else {
-      const VarAccessor<float>& wa = jvars.vars[1];
-      return wa.data[b * wa.sb + static_cast<long long>(j) * wa.sr + c * wa.sc];
+      const auto& wa = jvars.template accessor<1>();
+      return wa.template load<float>(b * wa.sb + static_cast<long long>(j) * wa.sr + c * wa.sc);
     }
   }
 
@@ -186,18 +186,13 @@ __global__ void __launch_bounds__(Kernel::block, Kernel::min_blocks)
   k.run(static_cast<int>(blockIdx.x), reinterpret_cast<char*>(tessera_matrix_sum_shared));
 }
 
-/// Columns of the prepared panels for dimension `dim`: a whole number of the engine's k-steps.
-inline int matrix_panel_columns(int dim) {
-  const int k = matrix_tile_k_step(dim);
-  return (dim + k - 1) / k * k;
-}
-
-template <class Call, class Red, int Parts>
+template <class Call, class Red, class E, int Parts>
 bool launch_matrix_sum_parts(const Kokkos::Cuda& space, const Call& call, const Red& red) {
   using Index   = typename Call::index_type;
   using Formula = typename Call::formula_type;
+  using Out     = decltype(output_access<float, Index>(call.outputs));
   using Kernel  = MatrixSumReduce<typename Formula::profile_type, Formula::dim, Formula::weight_dim,
-                                 Red, Index, Parts>;
+                                 Red, decltype(call.jvars), Out, E, Parts>;
   const auto kernel = &matrix_sum_cuda<Kernel>;
 
   Kernel k{call.formula, red, call.jvars};
@@ -214,16 +209,14 @@ bool launch_matrix_sum_parts(const Kokkos::Cuda& space, const Call& call, const 
   if (league == 0) return true;
 
   const cudaStream_t stream = space.cuda_stream();
-  const int batch = static_cast<int>(call.shape.batch), dp = matrix_panel_columns(Formula::dim);
-  const float s   = static_cast<float>(call.formula.profile.scale);
-  const int m_pad = (k.n_outer + Kernel::BM - 1) / Kernel::BM * Kernel::BM;
-  const int n_pad = (k.n_inner + Kernel::BN - 1) / Kernel::BN * Kernel::BN + Kernel::BN;
-  const OperandPanels<__half> xs(stream, batch, k.n_outer, m_pad, dp, Parts == 3);
-  const OperandPanels<__half> ys(stream, batch, k.n_inner, n_pad, dp, Parts == 3);
-  xs.prepare(call.ivars.vars[0], Formula::dim, batch, {s, 0.0f, false});
-  ys.prepare(call.jvars.vars[0], Formula::dim, batch, {s, 0.0f, false});
-  k.tiles.a = xs.operands();
-  k.tiles.b = ys.operands();
+  const int batch           = static_cast<int>(call.shape.batch);
+  const float s             = static_cast<float>(call.formula.profile.scale);
+  const OperandPair<E> rows(stream, batch, k.n_outer, k.n_inner, Kernel::BM, Kernel::BN,
+                            Formula::dim, Parts == 3, call.ivars.template accessor<0>(),
+                            {s, 0.0f, false, nullptr}, call.jvars.template accessor<0>(),
+                            {s, 0.0f, false, nullptr});
+  k.tiles.a = rows.x.operands();
+  k.tiles.b = rows.y.operands();
   const char* label =
       k.chunks > 1 ? "tessera::genred::matrix_sum_2d_cuda" : "tessera::genred::matrix_sum_1d_cuda";
   launch_on_stream(space, label, k, call.shape.batch, [&](cudaStream_t st) {
@@ -232,16 +225,20 @@ bool launch_matrix_sum_parts(const Kokkos::Cuda& space, const Call& call, const 
   return true;
 }
 
-/// Runs a matrix_sum_call through the streamed tensor-core kernel (split or fast products, per
-/// options.matrix_precision). Returns false, having run nothing, on GPUs of compute capability
-/// below 8.0.
+/// Runs a matrix_sum_call through the streamed tensor-core kernel: one product in the points'
+/// own 16-bit type (half_t or bhalf_t points), else FP16 parts of the float values, split or
+/// not per options.matrix_precision. Returns false, having run nothing, on GPUs of compute
+/// capability below 8.0.
 template <class Call, class Red>
 bool launch_matrix_sum(const Kokkos::Cuda& space, const Call& call, const Red& red) {
+  using SX      = typename Call::storage_type::i_group::template storage_type<0>;
+  using SY      = typename Call::storage_type::j_group::template storage_type<0>;
+  using Element = MatrixElement<SX, SY>;
   if (cuda_device_facts(space).compute_major < 8) return false;
-  if (call.options.matrix_precision == MatrixPrecision::fast) {
-    return launch_matrix_sum_parts<Call, Red, 1>(space, call, red);
+  if (Element::native || call.options.matrix_precision == MatrixPrecision::fast) {
+    return launch_matrix_sum_parts<Call, Red, typename Element::type, 1>(space, call, red);
   }
-  return launch_matrix_sum_parts<Call, Red, 3>(space, call, red);
+  return launch_matrix_sum_parts<Call, Red, __half, 3>(space, call, red);
 }
 
 }  // namespace Impl

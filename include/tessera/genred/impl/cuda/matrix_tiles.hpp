@@ -25,22 +25,17 @@
 namespace tessera {
 namespace Impl {
 
-/// The k-step of the streamed kernels for dimension D: 16 or 32 elements for small D (less
-/// padding), CudaTuning::matrix_tile_k otherwise.
-constexpr int matrix_tile_k_step(int dim) {
-  return dim <= 16 ? 16 : dim <= 32 ? 32 : CudaTuning::matrix_tile_k;
-}
-
 /// The streamed tile engine over operands of 16-bit type E (__half or __nv_bfloat16), with
 /// Parts = 3 (split operands) or 1 products per element pair, in k-steps of BK (16, 32 or 64)
-/// elements.
-template <class E, int Parts, int BK>
+/// elements, with WarpsM x WarpsN warps.
+template <class E, int Parts, int BK, int WarpsM = CudaTuning::matrix_tile_warps_m,
+          int WarpsN = CudaTuning::matrix_tile_warps_n>
 struct MatrixTiles {
   static constexpr int BM          = CudaTuning::matrix_tile_rows;
   static constexpr int BN          = CudaTuning::matrix_tile_cols;
   static constexpr int STAGES      = CudaTuning::matrix_tile_stages;
-  static constexpr int WM          = CudaTuning::matrix_tile_warps_m;
-  static constexpr int WN          = CudaTuning::matrix_tile_warps_n;
+  static constexpr int WM          = WarpsM;
+  static constexpr int WN          = WarpsN;
   static constexpr int block       = 32 * WM * WN;
   static constexpr int MT          = BM / WM / 16;  ///< m16 tiles per warp
   static constexpr int NT          = BN / WN / 8;   ///< n8 tiles per warp

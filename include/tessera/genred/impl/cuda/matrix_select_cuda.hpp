@@ -1,0 +1,517 @@
+// Nearest-neighbour selections on the tensor cores, exact: Min, ArgMin, MinArgMin, KMin, ArgKMin
+// and KMinArgKMin over j of SquaredDistance<D>, CosineDistance<D> and DotProduct<D>, computed in
+// float (points stored as float, half_t or bhalf_t), dense, D > 8 (at smaller D the SIMT kernel
+// is as fast), k <= CudaTuning::matrix_select_max_k.
+//
+// 1. Candidates. The rows are prepared once (matrix_operands.hpp: one 16-bit part; the squared
+//    distance's rows centred on the mean of a sample of inner rows, the cosine's normalised),
+//    and the tile engine (matrix_tiles.hpp) computes each 128 x 128 tile of dot products; the
+//    epilogue turns them into approximate scores
+//      squared distance |x|^2 + |y|^2 - 2 x.y,  cosine distance 1 - x.y,  dot product x.y,
+//    writes the tile to shared memory, and each of two threads per outer row keeps the 2k + 8
+//    smallest (score, j) of its half of the tile's columns in a sorted list in shared memory,
+//    behind a register copy of its last entry, so that a score that cannot enter costs one
+//    comparison. Each
+//    reduced-range chunk (2D scheme) writes its lists and their last scores T to a workspace.
+// 2. Re-ranking and certificate (one warp per row): the exact value of every candidate, in
+//    double from the stored inputs, then the k smallest (value, index), ties to the smaller
+//    index. The approximate score of any pair differs from its exact value by at most
+//      delta_i = (2^-9 + dp 2^-22) |x_i| Y + (2 D + 16) 2^-23 (|x_i| + Y)^2,  Y = max_j |y_j|
+//    (norms of the prepared rows: centred for the squared distance, 1 for the cosine): 2^-11 per
+//    16-bit rounding of each factor of the dot product (exact for half_t and bhalf_t inputs),
+//    at most 2^-23 per addition of the matrix units' accumulation (they may truncate), float
+//    rounding of the norms, the shift and the sums, all doubled for margin. So every j left
+//    out of a chunk's list has an exact value >= T - delta_i. When every chunk's T - delta_i
+//    exceeds the k-th exact value, no pair outside the lists can enter: the row is certified.
+//    Otherwise (near-ties wider than the bound, duplicated points) the warp recomputes the row
+//    directly over all j, in double. Either way the result is the exact k smallest of the row.
+// Values are the exact values rounded to float (a direct float kernel may differ in the last
+// bits); the workspace is linear in the sizes: 2 (2k + 8) candidates per output row and chunk.
+#pragma once
+
+#include <tessera/core/tiling.hpp>
+#include <tessera/core/tools_labels.hpp>
+#include <tessera/genred/builtin_formulas.hpp>
+#include <tessera/genred/impl/cuda/launch_cache.hpp>
+#include <tessera/genred/impl/cuda/matrix_operands.hpp>
+#include <tessera/genred/impl/cuda/matrix_tiles.hpp>
+#include <tessera/genred/impl/output_access.hpp>
+#include <tessera/genred/impl/reducers.hpp>
+#include <tessera/genred/impl/schedule.hpp>
+#include <tessera/genred/impl/var_group.hpp>
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <type_traits>
+
+namespace tessera {
+namespace Impl {
+
+/// The score of a selection formula over prepared rows, s = n_i + n_j + dot_scale x.y, and
+/// its exact value in double from the stored rows' x.y, |x|^2 and |y|^2 (r2: |x - y|^2).
+template <class Op>
+struct SelectScore;
+template <>
+struct SelectScore<SquaredDistanceOp> {
+  static constexpr bool centred    = true;
+  static constexpr bool unit       = false;
+  static constexpr float dot_scale = -2.0f;
+  static OperandTransform outer(const float* c) { return {1.0f, 0.0f, false, c}; }
+  static OperandTransform inner(const float* c) { return {1.0f, 0.0f, false, c}; }
+  __device__ static double exact(double, double, double, double r2) { return r2; }
+};
+template <>
+struct SelectScore<CosineDistanceOp> {
+  static constexpr bool centred    = false;
+  static constexpr bool unit       = true;
+  static constexpr float dot_scale = -1.0f;
+  static OperandTransform outer(const float*) { return {0.0f, 1.0f, true, nullptr}; }  // n_i = 1
+  static OperandTransform inner(const float*) { return {0.0f, 0.0f, true, nullptr}; }
+  __device__ static double exact(double xy, double xx, double yy, double) {
+    const double n2 = xx * yy;
+    return n2 > 0 ? 1.0 - xy / sqrt(n2) : 1.0;
+  }
+};
+template <>
+struct SelectScore<DotOp> {
+  static constexpr bool centred    = false;
+  static constexpr bool unit       = false;
+  static constexpr float dot_scale = 1.0f;
+  static OperandTransform outer(const float*) { return {0.0f, 0.0f, false, nullptr}; }
+  static OperandTransform inner(const float*) { return {0.0f, 0.0f, false, nullptr}; }
+  __device__ static double exact(double xy, double, double, double) { return xy; }
+};
+
+/// k of a selection reducer (1 for Min, ArgMin, MinArgMin).
+template <class Red>
+__host__ __device__ int select_k(const Red& red) {
+  if constexpr (Red::static_acc_values == dynamic_extent) {
+    return red.k;
+  } else {
+    return 1;
+  }
+}
+
+/// The reductions the tensor-core selections take: the smallest value(s) and/or index(es).
+template <class Reduction>
+inline constexpr bool is_min_selection =
+    std::is_same_v<Reduction, Min> || std::is_same_v<Reduction, ArgMin> ||
+    std::is_same_v<Reduction, MinArgMin> || std::is_same_v<Reduction, KMin> ||
+    std::is_same_v<Reduction, ArgKMin> || std::is_same_v<Reduction, KMinArgKMin>;
+/// The point-pair operations whose selections the tensor cores take.
+template <class Op>
+inline constexpr bool is_select_op =
+    std::is_same_v<Op, SquaredDistanceOp> || std::is_same_v<Op, CosineDistanceOp> ||
+    std::is_same_v<Op, DotOp>;
+
+/// True for the calls the tensor-core selections run (see the file comment).
+template <class T, class Formula, class Red, bool OuterIsI, bool Sparse>
+inline constexpr bool matrix_select_call = false;
+template <int D, class Op, class Reduction, Summation S>
+inline constexpr bool matrix_select_call<float, PointPairFormula<D, Op>,
+                                         Reducer<Reduction, float, 1, S>, true, false> =
+    D > 8 && is_select_op<Op>&& is_min_selection<Reduction>;
+
+/// Inserts (s, j), which precedes the last entry, into the ascending list (v, ix) of n entries
+/// (smaller value first, then smaller index), dropping the last entry.
+template <class V>
+__device__ __forceinline__ void insert_sorted(V* v, int* ix, int n, V s, int j) {
+  int p = n - 1;
+  while (p > 0 && precedes_min(s, j, v[p - 1], ix[p - 1])) {
+    v[p]  = v[p - 1];
+    ix[p] = ix[p - 1];
+    --p;
+  }
+  v[p]  = s;
+  ix[p] = j;
+}
+
+/// Phase 1: each block's outer rows against its chunk of inner rows; candidate lists out.
+template <int D, class Op, class E>
+struct MatrixSelectCandidates {
+  using Tiles = MatrixTiles<E, 1, matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32,
+                            CudaTuning::matrix_select_warps_m, CudaTuning::matrix_select_warps_n>;
+  using Score = SelectScore<Op>;
+  static constexpr int BM = Tiles::BM, BN = Tiles::BN, MT = Tiles::MT, NT = Tiles::NT;
+  static constexpr int block      = Tiles::block;
+  static constexpr int min_blocks = 1;
+  static constexpr int SS     = BN + 4;  // score tile row stride: 16-byte rows, conflict-free scans
+  static constexpr int Q      = CudaTuning::matrix_select_queue;  // queued scores per thread
+  static constexpr int halves = block / BM;  ///< threads per outer row, each over BN / halves
+  static_assert(block % BM == 0 && BN % (4 * halves) == 0, "whole rows per thread group");
+
+  Tiles tiles;
+  int n_outer, n_inner, tiles_outer, tile_j, chunks, chunk_rows;
+  int cands;         ///< C: list length
+  float* cand_val;   ///< (batch, n_outer, chunks * halves, C)
+  int* cand_idx;     ///< same
+  float* threshold;  ///< (batch, n_outer, chunks * halves): each list's last score (+inf if
+                     ///< not full)
+
+  KOKKOS_INLINE_FUNCTION int tile_rows() const { return BM; }
+
+  /// Inserts the n queued (score, j) into the sorted list (v, ix) of `cands` entries, keeping
+  /// the smallest, and updates its last entry (thr, thr_idx).
+  __device__ __forceinline__ void merge(const float* qv, const int* qi, int n, float* v, int* ix,
+                                        float& thr, int& thr_idx) const {
+    for (int q = 0; q < n; ++q) {
+      if (!precedes_min(qv[q], qi[q], thr, thr_idx)) continue;
+      insert_sorted(v, ix, cands, qv[q], qi[q]);
+      thr     = v[cands - 1];
+      thr_idx = ix[cands - 1];
+    }
+  }
+
+  std::size_t shared_bytes() const {
+    return Tiles::shared_bytes + static_cast<std::size_t>(BM) * SS * sizeof(float) +
+           static_cast<std::size_t>(block) * (Q + cands) * (sizeof(float) + sizeof(int));
+  }
+
+  __device__ void run(int league, char* shared) const {
+    const DenseTile tile = dense_tile(league, chunks, tiles_outer);
+    const int b = tile.batch, o0 = tile.tile * BM, lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5, g = lane >> 2, t = lane & 3;
+    const int wm = warp / Tiles::WN, wn = warp % Tiles::WN;
+    float* scores = reinterpret_cast<float*>(shared + Tiles::shared_bytes);
+    float* qv_all = scores + BM * SS;
+    int* qi_all   = reinterpret_cast<int*>(qv_all + block * Q);
+    float* lv     = reinterpret_cast<float*>(qi_all + block * Q);
+    int* li       = reinterpret_cast<int*>(lv + block * cands);
+    const int me  = static_cast<int>(threadIdx.x);
+    for (int s = 0; s < cands; ++s) {
+      lv[me * cands + s] = math::infinity<float>();
+      li[me * cands + s] = -1;
+    }
+    float thr   = math::infinity<float>();  // the list's last score (+inf while not full)
+    int thr_idx = -1;
+    float* v    = lv + me * cands;
+    int* ix     = li + me * cands;
+    float* qv   = qv_all + me * Q;
+    int* qi     = qi_all + me * Q;
+
+    float ni[MT][2], fi[MT][2];
+    for (int mt = 0; mt < MT; ++mt) {
+      for (int h = 0; h < 2; ++h) {
+        const std::size_t r = tiles.a.row(b, o0 + wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h);
+        ni[mt][h]           = tiles.a.norm[r];
+        fi[mt][h]           = Score::dot_scale * tiles.a.factor[r];
+      }
+    }
+    const int j_begin = tile.chunk * chunk_rows;
+    const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
+    tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
+      TESSERA_UNROLL_FULL
+      for (int nt = 0; nt < NT; ++nt) {
+        const int c0 = wn * (BN / Tiles::WN) + 8 * nt + 2 * t;
+        float nj[2], fj[2];
+        TESSERA_UNROLL_FULL
+        for (int e = 0; e < 2; ++e) {
+          const std::size_t r = tiles.b.row(b, j0 + c0 + e);
+          nj[e]               = tiles.b.norm[r];
+          fj[e]               = tiles.b.factor[r];
+        }
+        TESSERA_UNROLL_FULL
+        for (int mt = 0; mt < MT; ++mt) {
+          TESSERA_UNROLL_FULL
+          for (int q = 0; q < 4; ++q) {
+            const int h = q >> 1, e = q & 1;
+            const int r             = wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h;
+            scores[r * SS + c0 + e] = fmaf(d[mt][nt][q] * fi[mt][h], fj[e], ni[mt][h] + nj[e]);
+          }
+        }
+      }
+      __syncthreads();  // the tile's scores are complete
+      // each thread scans its row four scores at a time; scores that may enter the list wait
+      // in the thread's queue, and the warp merges its queues together when one is nearly full
+      // (insertions in step rather than one lane at a time)
+      const int cols   = j_end - j0 < BN ? j_end - j0 : BN;
+      int nq           = 0;
+      const int my_row = me % BM, c_begin = me / BM * (BN / halves);
+      for (int c0 = c_begin; c0 < c_begin + BN / halves; c0 += 4) {
+        const float4 s4   = *reinterpret_cast<const float4*>(scores + my_row * SS + c0);
+        const float sv[4] = {s4.x, s4.y, s4.z, s4.w};
+        TESSERA_UNROLL_FULL
+        for (int e = 0; e < 4; ++e) {
+          if (c0 + e < cols && sv[e] <= thr) {  // NaN never passes
+            qv[nq] = sv[e];
+            qi[nq] = j0 + c0 + e;
+            ++nq;
+          }
+        }
+        if (__any_sync(0xffffffffu, nq > Q - 4)) {
+          merge(qv, qi, nq, v, ix, thr, thr_idx);
+          nq = 0;
+        }
+      }
+      merge(qv, qi, nq, v, ix, thr, thr_idx);
+      __syncthreads();  // the score tile may be overwritten
+    });
+    const int o = o0 + me % BM;
+    if (o >= n_outer) return;
+    const std::size_t row = (static_cast<std::size_t>(b) * n_outer + o) * chunks * halves +
+                            tile.chunk * halves + me / BM;
+    for (int s = 0; s < cands; ++s) {
+      cand_val[row * cands + s] = lv[me * cands + s];
+      cand_idx[row * cands + s] = li[me * cands + s];
+    }
+    threshold[row] = thr_idx < 0 ? math::infinity<float>() : thr;
+  }
+};
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::block, Kernel::min_blocks)
+    matrix_select_candidates_cuda(const Kernel k) {
+  extern __shared__ float4 tessera_matrix_select_shared[];
+  k.run(static_cast<int>(blockIdx.x), reinterpret_cast<char*>(tessera_matrix_select_shared));
+}
+
+/// Phase 2: one warp per (batch entry, outer row): exact values of the candidates, the k
+/// smallest, the certificate, the direct fallback, the outputs. SX, SY: the points' storage.
+template <int D, class Op, class Red, class SX, class SY, class Out>
+struct MatrixSelectRerank {
+  using Score                = SelectScore<Op>;
+  static constexpr int warps = 4;
+
+  Red red;
+  VarAccessor<SX> x;
+  VarAccessor<SY> y;
+  int n_outer, n_inner, chunks, cands, k, dp;
+  long long rows_total;  ///< batch * n_outer
+  const float* cand_val;
+  const int* cand_idx;
+  const float* threshold;
+  const unsigned* y_norm2_max;  ///< max_j |y_j - centre|^2 of each batch entry (float bits)
+  const float* centre;          ///< (batch, D) the shift of the squared distances, or null
+  Out out;
+
+  /// The exact value of (x_i, y_j), in double, summed across the warp.
+  __device__ double exact(int b, int i, int j, int lane) const {
+    const long long xo = b * x.sb + static_cast<long long>(i) * x.sr;
+    const long long yo = b * y.sb + static_cast<long long>(j) * y.sr;
+    double xy = 0, xx = 0, yy = 0, r2 = 0;
+    for (int c = lane; c < D; c += 32) {
+      const double a = x.template load<float>(xo + c * x.sc);
+      const double e = y.template load<float>(yo + c * y.sc);
+      xy += a * e;
+      xx += a * a;
+      yy += e * e;
+      r2 += (a - e) * (a - e);  // the squared distance directly: no cancellation
+    }
+    for (int s = 16; s >= 1; s /= 2) {
+      xy += __shfl_xor_sync(0xffffffffu, xy, s);
+      xx += __shfl_xor_sync(0xffffffffu, xx, s);
+      yy += __shfl_xor_sync(0xffffffffu, yy, s);
+      r2 += __shfl_xor_sync(0xffffffffu, r2, s);
+    }
+    return Score::exact(xy, xx, yy, r2);
+  }
+
+  /// Inserts (s, j) into the sorted list (v, ix) of kk entries if it precedes the last one.
+  __device__ static void insert(double* v, int* ix, int kk, double s, int j) {
+    if (precedes_min(s, j, v[kk - 1], ix[kk - 1])) insert_sorted(v, ix, kk, s, j);
+  }
+  /// Empties the warp's list.
+  __device__ void clear(double* v, int* ix, int lane) const {
+    for (int s = lane; s < k; s += 32) {
+      v[s]  = INFINITY;
+      ix[s] = -1;
+    }
+    __syncwarp();
+  }
+
+  __device__ void run(double* sv, int* si) const {
+    const int lane = static_cast<int>(threadIdx.x) & 31, w = static_cast<int>(threadIdx.x) >> 5;
+    const long long row = static_cast<long long>(blockIdx.x) * warps + w;
+    if (row >= rows_total) return;  // whole warps
+    const int b = static_cast<int>(row / n_outer), i = static_cast<int>(row % n_outer);
+    double* v = sv + w * k;
+    int* ix   = si + w * k;
+    clear(v, ix, lane);
+    float t_min            = INFINITY;
+    const std::size_t base = (static_cast<std::size_t>(b) * n_outer + i) * chunks;
+    for (int q = 0; q < chunks; ++q) {
+      t_min = fminf(t_min, threshold[base + q]);
+      for (int s = 0; s < cands; ++s) {
+        const int j = cand_idx[(base + q) * cands + s];
+        if (j < 0) break;
+        const double e = exact(b, i, j, lane);
+        if (lane == 0) insert(v, ix, k, e, j);
+        __syncwarp();
+      }
+    }
+    // the certificate (see the file comment), from the norms of the prepared rows
+    const long long xo = b * x.sb + static_cast<long long>(i) * x.sr;
+    const float* mu    = centre == nullptr ? nullptr : centre + static_cast<long long>(b) * D;
+    double nx2         = 0;
+    for (int c = lane; c < D; c += 32) {
+      const double e = static_cast<double>(x.template load<float>(xo + c * x.sc)) -
+                       (mu == nullptr ? 0.0 : mu[c]);
+      nx2 += e * e;
+    }
+    for (int s = 16; s >= 1; s /= 2)
+      nx2 += __shfl_xor_sync(0xffffffffu, nx2, s);
+    const double grow = 1 + 1e-6;  // the float roundings of the norms, generously
+    const double nx   = Score::unit ? 1.0 : sqrt(nx2) * grow;
+    const double ny =
+        Score::unit ? 1.0 : sqrt(static_cast<double>(__uint_as_float(y_norm2_max[b]))) * grow;
+    const double c1    = 1.0 / 512 + dp / 4194304.0;  // 2^-9 + dp 2^-22: the matrix product
+    const double c2    = (2.0 * D + 16) / 8388608.0;  // (2 D + 16) 2^-23: norms, shift, sums
+    const double delta = c1 * nx * ny + c2 * (nx + ny) * (nx + ny);
+    if (!(t_min == INFINITY || static_cast<double>(t_min) - delta > v[k - 1])) {
+      clear(v, ix, lane);
+      for (int j = 0; j < n_inner; ++j) {
+        const double e = exact(b, i, j, lane);
+        if (lane == 0) insert(v, ix, k, e, j);
+        __syncwarp();
+      }
+    }
+    if (lane == 0) {
+      const auto o = out.row(b, i);
+      for (int s = 0; s < k; ++s) {
+        if constexpr (Red::writes_values) o.value(s, static_cast<float>(v[s]));
+        if constexpr (Red::writes_indices) o.index(s, ix[s]);
+      }
+    }
+  }
+};
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::warps * 32) matrix_select_rerank_cuda(const Kernel k) {
+  extern __shared__ double tessera_matrix_rerank_shared[];
+  k.run(tessera_matrix_rerank_shared,
+        reinterpret_cast<int*>(tessera_matrix_rerank_shared + Kernel::warps * k.k));
+}
+
+/// centre[b] = the mean of up to 256 inner rows spread over batch entry b (one block per batch
+/// entry, threads over the components): the shift of both sides of the squared distances.
+template <class S>
+__global__ void sample_centre_cuda(const VarAccessor<S> y, int dim, int rows, float* centre) {
+  const int b       = static_cast<int>(blockIdx.x);
+  const int samples = rows < 256 ? rows : 256;
+  for (int c = static_cast<int>(threadIdx.x); c < dim; c += static_cast<int>(blockDim.x)) {
+    float sum = 0;
+    for (int s = 0; s < samples; ++s) {
+      const long long r = static_cast<long long>(s) * rows / samples;
+      sum += y.template load<float>(b * y.sb + r * y.sr + c * y.sc);
+    }
+    centre[static_cast<long long>(b) * dim + c] = samples > 0 ? sum / samples : 0.0f;
+  }
+}
+
+/// norm2_max[b] = max_j |y_j - centre_b|^2 over the rows of batch entry b (blockIdx.y), as the
+/// bits of a non-negative float (atomicMax on them orders like the floats); starts from 0.
+template <class S>
+__global__ void row_norm_max_cuda(const VarAccessor<S> y, int dim, int rows, const float* centre,
+                                  unsigned* norm2_max) {
+  const int b     = static_cast<int>(blockIdx.y);
+  const float* mu = centre == nullptr ? nullptr : centre + static_cast<long long>(b) * dim;
+  float m         = 0;
+  for (long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
+       r += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float n2 = 0;
+    for (int c = 0; c < dim; ++c) {
+      const float v =
+          y.template load<float>(b * y.sb + r * y.sr + c * y.sc) - (mu == nullptr ? 0.0f : mu[c]);
+      n2 += v * v;
+    }
+    m = fmaxf(m, n2);
+  }
+  for (int s = 16; s >= 1; s /= 2)
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, s));
+  if ((threadIdx.x & 31) == 0) atomicMax(norm2_max + b, __float_as_uint(m));
+}
+
+/// The dimension and the operation of a PointPairFormula.
+template <class Formula>
+struct PointPairParts;
+template <int D, class Op>
+struct PointPairParts<PointPairFormula<D, Op>> {
+  static constexpr int dim = D;
+  using op                 = Op;
+};
+
+/// Runs a matrix_select_call (see the file comment). Returns false, having run nothing, on GPUs
+/// below compute capability 8.0, for k > CudaTuning::matrix_select_max_k and when the block's
+/// lists do not fit in shared memory (the SIMT kernel then runs the call).
+template <class Call, class Red>
+bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red& red) {
+  using Index                  = typename Call::index_type;
+  constexpr int D              = PointPairParts<typename Call::formula_type>::dim;
+  using Op                     = typename PointPairParts<typename Call::formula_type>::op;
+  const auto& xa               = call.ivars.template accessor<0>();
+  const auto& ya               = call.jvars.template accessor<0>();
+  using SX                     = typename Call::storage_type::i_group::template storage_type<0>;
+  using SY                     = typename Call::storage_type::j_group::template storage_type<0>;
+  using E                      = typename MatrixElement<SX, SY>::type;
+  using Kernel                 = MatrixSelectCandidates<D, Op, E>;
+  using Out                    = decltype(output_access<float, Index>(call.outputs));
+  using Rerank                 = MatrixSelectRerank<D, Op, Red, SX, SY, Out>;
+  const int k                  = select_k(red);
+  const CudaDeviceFacts device = cuda_device_facts(space);
+  if (device.compute_major < 8 || k > CudaTuning::matrix_select_max_k) return false;
+
+  Kernel kn;
+  kn.n_outer = call.template n_outer<true>();
+  kn.n_inner = call.template n_inner<true>();
+  kn.tile_j  = Kernel::BN;
+  kn.cands   = 2 * k + 8;
+  if (kn.shared_bytes() > device.shared_max) return false;
+  const auto kernel = &matrix_select_candidates_cuda<Kernel>;
+  const int blocks_per_sm =
+      cuda_blocks_per_multiprocessor(space, kernel, Kernel::block, kn.shared_bytes());
+  const std::size_t resident = static_cast<std::size_t>(blocks_per_sm) * device.multiprocessors;
+  const std::size_t league =
+      schedule<Kokkos::Cuda>(call.options, call.shape, NoSparsity{}, resident, kn);
+  if (league == 0) return true;
+
+  const cudaStream_t stream = space.cuda_stream();
+  const int batch = static_cast<int>(call.shape.batch), dp = matrix_panel_columns(D);
+  const std::size_t lists =
+      static_cast<std::size_t>(batch) * kn.n_outer * kn.chunks * Kernel::halves;
+  const std::size_t bytes = lists * (kn.cands * (sizeof(float) + sizeof(int)) + sizeof(float)) +
+                            static_cast<std::size_t>(batch) * (D + 1) * sizeof(float);
+  void* work = nullptr;
+  check_cuda(cudaMallocAsync(&work, bytes, stream), "selection workspace allocation");
+  kn.cand_val   = static_cast<float*>(work);
+  kn.cand_idx   = reinterpret_cast<int*>(kn.cand_val + lists * kn.cands);
+  kn.threshold  = reinterpret_cast<float*>(kn.cand_idx + lists * kn.cands);
+  float* centre = Kernel::Score::centred ? kn.threshold + lists : nullptr;
+  unsigned* y_max =
+      reinterpret_cast<unsigned*>(kn.threshold + lists + static_cast<std::size_t>(batch) * D);
+  check_cuda(cudaMemsetAsync(y_max, 0, static_cast<std::size_t>(batch) * sizeof(unsigned), stream),
+             "selection workspace initialisation");
+  {
+    const ToolsKernelScope scope(space, "tessera::genred::matrix_select_cuda");
+    if (centre != nullptr) sample_centre_cuda<<<batch, 128, 0, stream>>>(ya, D, kn.n_inner, centre);
+    const OperandPair<E> rows(stream, batch, kn.n_outer, kn.n_inner, Kernel::BM, Kernel::BN, D,
+                              false, xa, Kernel::Score::outer(centre), ya,
+                              Kernel::Score::inner(centre));
+    kn.tiles.a = rows.x.operands();
+    kn.tiles.b = rows.y.operands();
+    const dim3 norm_grid(static_cast<unsigned>(std::min(1024, kn.n_inner / 256 + 1)),
+                         static_cast<unsigned>(batch));
+    row_norm_max_cuda<<<norm_grid, 256, 0, stream>>>(ya, D, kn.n_inner, centre, y_max);
+    kernel<<<static_cast<unsigned>(league), Kernel::block, kn.shared_bytes(), stream>>>(kn);
+    const Rerank rr{red,          xa,
+                    ya,           kn.n_outer,
+                    kn.n_inner,   kn.chunks * Kernel::halves,
+                    kn.cands,     k,
+                    dp,           static_cast<long long>(batch) * kn.n_outer,
+                    kn.cand_val,  kn.cand_idx,
+                    kn.threshold, y_max,
+                    centre,       output_access<float, Index>(call.outputs)};
+    const unsigned blocks =
+        static_cast<unsigned>((rr.rows_total + Rerank::warps - 1) / Rerank::warps);
+    const std::size_t shared = Rerank::warps * k * (sizeof(double) + sizeof(int));
+    matrix_select_rerank_cuda<Rerank><<<blocks, Rerank::warps * 32, shared, stream>>>(rr);
+  }
+  check_cuda(cudaGetLastError(), "tensor-core selection launch");
+  check_cuda(cudaFreeAsync(work, stream), "selection workspace release");
+  return true;
+}
+
+}  // namespace Impl
+}  // namespace tessera
