@@ -413,9 +413,13 @@ struct CudaTuning : GpuTuning {
   static constexpr int matrix_wide_sum_min_weights   = 16;
   static constexpr int matrix_wide_sum_block_columns = 64;
   static constexpr int matrix_wide_sum_warp_columns  = 32;
-  /// The largest k the tensor-core selections take (their candidate lists, 2k + 8 per row,
+  /// The largest k the tensor-core selections take (their candidate lists, 2k + 8 per half row,
   /// sit in shared memory beside the pipeline and a tile of scores).
   static constexpr int matrix_select_max_k = 16;
+  /// Float selections run on the tensor cores above this dimension (H100, ArgKMin K = 10,
+  /// M = N = 1e5: 0.27e12 pairs/s there against the SIMT kernel's 0.49e12 at D = 16, 0.25e12
+  /// against 0.13e12 at D = 64).
+  static constexpr int matrix_select_min_dim = 32;
   /// Scores a thread of the selections queues before its warp merges the queues into the lists.
   static constexpr int matrix_select_queue = 8;
   /// Warps of the selections' blocks along each side of the 128 x 128 tile (two threads per

@@ -1,7 +1,8 @@
 // Nearest-neighbour selections on the tensor cores, exact: Min, ArgMin, MinArgMin, KMin, ArgKMin
 // and KMinArgKMin over j of SquaredDistance<D>, CosineDistance<D> and DotProduct<D>, computed in
-// float (points stored as float, half_t or bhalf_t), dense, D > 8 (at smaller D the SIMT kernel
-// is as fast), k <= CudaTuning::matrix_select_max_k.
+// float (points stored as float, half_t or bhalf_t), dense, D > 32 for float Views (at smaller
+// D the SIMT kernel is as fast: CudaTuning::matrix_select_min_dim) and D > 8 for the others, k <=
+// CudaTuning::matrix_select_max_k.
 //
 // 1. Candidates. The rows are prepared once (matrix_operands.hpp: one 16-bit part; the squared
 //    distance's rows centred on the mean of a sample of inner rows, the cosine's normalised),
@@ -107,13 +108,16 @@ inline constexpr bool is_select_op =
     std::is_same_v<Op, SquaredDistanceOp> || std::is_same_v<Op, CosineDistanceOp> ||
     std::is_same_v<Op, DotOp>;
 
-/// True for the calls the tensor-core selections run (see the file comment).
-template <class T, class Formula, class Red, bool OuterIsI, bool Sparse>
+/// True for the calls the tensor-core selections run (see the file comment); Uniform: every
+/// View of the call holds the compute type (the SIMT kernel takes those up to
+/// CudaTuning::matrix_select_min_dim, where it is as fast).
+template <class T, class Formula, class Red, bool OuterIsI, bool Sparse, bool Uniform>
 inline constexpr bool matrix_select_call = false;
-template <int D, class Op, class Reduction, Summation S>
+template <int D, class Op, class Reduction, Summation S, bool Uniform>
 inline constexpr bool matrix_select_call<float, PointPairFormula<D, Op>,
-                                         Reducer<Reduction, float, 1, S>, true, false> =
-    D > 8 && is_select_op<Op>&& is_min_selection<Reduction>;
+                                         Reducer<Reduction, float, 1, S>, true, false, Uniform> =
+    D > (Uniform ? CudaTuning::matrix_select_min_dim : 8) &&
+    is_select_op<Op>&& is_min_selection<Reduction>;
 
 /// Inserts (s, j), which precedes the last entry, into the ascending list (v, ix) of n entries
 /// (smaller value first, then smaller index), dropping the last entry.
