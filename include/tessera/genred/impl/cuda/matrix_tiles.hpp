@@ -82,6 +82,19 @@ struct MatrixTiles {
     }
   }
 
+  /// acc = 0.
+  __device__ __forceinline__ static void zero(Acc& acc) {
+    TESSERA_UNROLL_FULL
+    for (int mt = 0; mt < MT; ++mt) {
+      TESSERA_UNROLL_FULL
+      for (int nt = 0; nt < NT; ++nt) {
+        TESSERA_UNROLL_FULL
+        for (int q = 0; q < 4; ++q)
+          acc[mt][nt][q] = 0.0f;
+      }
+    }
+  }
+
   /// acc += the products of one stage (BK elements) for warp (wm, wn).
   __device__ __forceinline__ void compute_stage(const char* stage, Acc& acc, int wm, int wn,
                                                 int lane) const {
@@ -124,15 +137,7 @@ struct MatrixTiles {
     const int steps = Parts * (a.dp / BK);
     const int total = j_end > j_begin ? (j_end - j_begin + BN - 1) / BN * steps : 0;
     Acc acc;
-    TESSERA_UNROLL_FULL
-    for (int mt = 0; mt < MT; ++mt) {
-      TESSERA_UNROLL_FULL
-      for (int nt = 0; nt < NT; ++nt) {
-        TESSERA_UNROLL_FULL
-        for (int q = 0; q < 4; ++q)
-          acc[mt][nt][q] = 0.0f;
-      }
-    }
+    zero(acc);
     TESSERA_UNROLL_FULL
     for (int s = 0; s < STAGES - 1; ++s) {
       if (s < total)
@@ -150,15 +155,7 @@ struct MatrixTiles {
       compute_stage(shared + (s % STAGES) * stage_bytes, acc, wm, wn, lane);
       if (s % steps == steps - 1) {
         epi(acc, j_begin + s / steps * BN, wm, wn, lane);
-        TESSERA_UNROLL_FULL
-        for (int mt = 0; mt < MT; ++mt) {
-          TESSERA_UNROLL_FULL
-          for (int nt = 0; nt < NT; ++nt) {
-            TESSERA_UNROLL_FULL
-            for (int q = 0; q < 4; ++q)
-              acc[mt][nt][q] = 0.0f;
-          }
-        }
+        zero(acc);
       }
     }
     cp_async_wait<0>();
