@@ -307,8 +307,9 @@ TYPED_TEST(GenredBuiltinFormulas, MatrixDistanceAnyScale) {
       auto b = tessera_test::to_view2<float, Space>("b", bh, n, 1);
       Out direct("direct", m, 1), matrix("matrix", m, 1);
       const tessera::GenredOptions opt = tessera_test::test_options();
-      tessera::genred(Space(), tessera::Sum{}, tessera::GaussianKernel<d, 1>(c), tessera::i_vars(x),
-                      tessera::j_vars(y, b), direct, opt);
+      tessera::genred(Space(), tessera::Sum{},
+                      tessera::GaussianKernel<d, 1, tessera::Distance::direct>(c),
+                      tessera::i_vars(x), tessera::j_vars(y, b), direct, opt);
       tessera::genred(Space(), tessera::Sum{},
                       tessera::GaussianKernel<d, 1, tessera::Distance::matrix>(c),
                       tessera::i_vars(x), tessera::j_vars(y, b), matrix, opt);

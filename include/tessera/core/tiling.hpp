@@ -171,6 +171,12 @@ struct HostTuning : TuningBase {
   /// by squared distance 20% slower at D = 16, 6.8x faster at D = 64 (D = 32 not measured).
   static constexpr int genred_host_blocked_min_dim             = 8;
   static constexpr int genred_host_blocked_min_dim_point_pairs = 32;
+  /// Distance::automatic (genred/impl/distance_rule.hpp) takes the expanded distance from this
+  /// dimension on; 0: never. Measured on the 2-core CI VM (Xeon, AVX-512, Kokkos 3.4 Serial, the
+  /// host kernel, M = N = 16000 sqrt(16 / max(D, 16)), Gaussian W = 0 and 1): expanded only
+  /// 1.03-1.15x the direct distance's pairs/s in float at D = 3 to 512 (1.05-1.18x in double),
+  /// too little for its cancellation error (docs/genred.md, "Distance::automatic").
+  static constexpr int genred_automatic_expanded_min_dim = 0;
   /// Interval primitives: one thread with 4096 merge-path entries per piece.
   static constexpr IntervalTile interval_tile(bool /*fills*/) { return {1, 4096}; }
   /// Threads per team that every interval kernel runs with.
@@ -254,6 +260,11 @@ struct GpuTuning : TuningBase {
   static constexpr TileShape genred_tile(int scalar_bytes) {
     return scalar_bytes > 4 ? TileShape{128, 128} : TileShape{256, 256};
   }
+  /// Distance::automatic (genred/impl/distance_rule.hpp) takes the expanded distance from this
+  /// dimension on; 0: never. The portable kernel on the H100 (bench_genred_gpu, float, M = N =
+  /// 1e6) ran the expanded distance only 1.21x (D = 3) and 1.38x (D = 16, W = 3) as fast as
+  /// the direct one, too little for its cancellation error; no other GPU was measured.
+  static constexpr int genred_automatic_expanded_min_dim = 0;
   /// Interval primitives: 256 threads and 2048 entries for the moves, 128 threads and 2304
   /// entries (2 walks of 9 per thread) for the fills, whose teams finish sooner (more resident
   /// teams overlap their phases); the best of the shapes measured.
@@ -402,6 +413,12 @@ struct CudaTuning : GpuTuning {
   static constexpr int matrix_tile_warps_n = 2;
   /// Blocks per multiprocessor the streamed kernels' registers must allow.
   static constexpr int matrix_tile_min_blocks = 2;
+  /// Distance::automatic takes Distance::matrix from this dimension on, for the calls a
+  /// tensor-core kernel takes (genred/impl/cuda/cuda_distance_rule.hpp). H100, M = N = 1e5,
+  /// float Gaussian W = 1 (bench_genred_dims): matrix 1.83e12 pairs/s against 0.45e12 direct at
+  /// D = 16, 0.63e12 against 0.134e12 at D = 64, 0.358e12 against 0.052e12 at D = 128; at
+  /// D <= 8 the SIMT kernel's direct distance is at least as fast, and exact.
+  static constexpr int genred_automatic_matrix_min_dim = 9;
   /// The widest weights the streamed radial sum keeps per row in registers.
   static constexpr int matrix_sum_max_weights = 4;
   /// Weights from this width on take the wide-weights kernel (impl/cuda/

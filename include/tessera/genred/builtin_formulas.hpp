@@ -202,7 +202,7 @@ struct Matern32Profile {
 
 /// How a radial kernel evaluates the squared distance of a pair.
 enum class Distance {
-  direct,    ///< sum_k (x_k - y_k)^2: exact to rounding (the default)
+  direct,    ///< sum_k (x_k - y_k)^2: exact to rounding
   expanded,  ///< s |x|^2 + s |y|^2 - 2 s x.y from staged rows (scale s folded in): a dot
              ///< product per pair (D + 1 instructions for s r^2 instead of 2 D + 1; see
              ///< docs/genred.md for the measured speed and error), at the price of
@@ -216,13 +216,22 @@ enum class Distance {
   /// by default about the same accuracy (row-scaled split FP16, three products), or one FP16
   /// product with GenredOptions::matrix_precision = MatrixPrecision::fast; the expanded
   /// evaluation everywhere else.
-  matrix
+  matrix,
+  /// The default: one of the above, chosen per call at compile time by the dispatch layer
+  /// (impl/distance_rule.hpp) as measured fastest on the call's backend: matrix in Tessera's
+  /// CUDA kernels on Kokkos::Cuda for static D > 8 (CudaTuning::genred_automatic_matrix_min_dim)
+  /// and the calls the tensor-core kernels take; direct everywhere else (run-time D or W, host
+  /// backends, the portable kernel). docs/genred.md has the measurements and the accuracy
+  /// contract.
+  automatic
 };
 
 /// F(x_i, y_j[, b_j]) = k(|x_i - y_j|^2) [* b_j] for a radial profile k; see the file comment.
 /// Distance::expanded and Distance::matrix need static D and W (staged formulas, see
-/// formula.hpp).
-template <class Profile, int D, int W = 0, Distance Dist = Distance::direct>
+/// formula.hpp). With Distance::automatic (the default) the kernel is itself the direct formula
+/// (operator(), no staging); genred's dispatch runs it as RadialKernel<Profile, D, W, E> with
+/// the evaluation E that Distance::automatic resolves to for the call.
+template <class Profile, int D, int W = 0, Distance Dist = Distance::automatic>
 struct RadialKernel {
   using param_dims = Dims<>;   ///< No parameter variables.
   using i_dims     = Dims<D>;  ///< x_i: a point of dimension D.
@@ -234,17 +243,24 @@ struct RadialKernel {
   static constexpr int dim           = D;        ///< The point dimension.
   static constexpr int weight_dim    = W;        ///< The weight dimension (0: no weights).
   static constexpr Distance distance = Dist;     ///< How the squared distance is evaluated.
-  static_assert(Dist == Distance::direct || (D >= 1 && W >= 0),
+  /// Whether pairs are evaluated from staged rows: Distance::expanded and matrix.
+  static constexpr bool staged = Dist == Distance::expanded || Dist == Distance::matrix;
+  static_assert(!staged || (D >= 1 && W >= 0),
                 "tessera::RadialKernel: Distance::expanded and matrix need compile-time D and W");
-  /// D + 1 scalars (-2 s x, s |x|^2) per staged i-row; 0 (no staging) for Distance::direct.
-  static constexpr int staged_i_width = Dist != Distance::direct ? D + 1 : 0;
-  /// D + 1 + W scalars (y, s |y|^2, b) per staged j-row; 0 (no staging) for Distance::direct.
-  static constexpr int staged_j_width = Dist != Distance::direct ? D + 1 + W : 0;
+  /// D + 1 scalars (-2 s x, s |x|^2) per staged i-row; 0 (no staging) for Distance::direct and
+  /// automatic.
+  static constexpr int staged_i_width = staged ? D + 1 : 0;
+  /// D + 1 + W scalars (y, s |y|^2, b) per staged j-row; 0 (no staging) for Distance::direct
+  /// and automatic.
+  static constexpr int staged_j_width = staged ? D + 1 + W : 0;
 
   Profile profile;  ///< The profile k, holding the scale s of k(r^2) = shape(s r^2).
 
   /// Throws std::invalid_argument unless sigma is positive and finite.
   explicit RadialKernel(double sigma) : profile(checked_scale(sigma)) {}
+  /// The kernel `other` (its profile and scale) with this type's distance evaluation.
+  template <Distance Other>
+  explicit RadialKernel(const RadialKernel<Profile, D, W, Other>& other) : profile(other.profile) {}
 
   /// 1 without weights, else the run-time dimension of b_j.
   int output_dim(const VariableDims& dims) const { return W == 0 ? 1 : dims.j.at(1); }
@@ -316,19 +332,19 @@ struct RadialKernel {
 };
 
 /// exp(-|x - y|^2 / (2 sigma^2)) [* b].
-template <int D, int W = 0, Distance Dist = Distance::direct>
+template <int D, int W = 0, Distance Dist = Distance::automatic>
 using GaussianKernel = RadialKernel<GaussianProfile, D, W, Dist>;
 /// exp(-|x - y| / sigma) [* b].
-template <int D, int W = 0, Distance Dist = Distance::direct>
+template <int D, int W = 0, Distance Dist = Distance::automatic>
 using LaplaceKernel = RadialKernel<LaplaceProfile, D, W, Dist>;
 /// 1 / (1 + |x - y|^2 / sigma^2) [* b].
-template <int D, int W = 0, Distance Dist = Distance::direct>
+template <int D, int W = 0, Distance Dist = Distance::automatic>
 using CauchyKernel = RadialKernel<CauchyProfile, D, W, Dist>;
 /// 1 / sqrt(1 + |x - y|^2 / sigma^2) [* b].
-template <int D, int W = 0, Distance Dist = Distance::direct>
+template <int D, int W = 0, Distance Dist = Distance::automatic>
 using InverseMultiquadricKernel = RadialKernel<InverseMultiquadricProfile, D, W, Dist>;
 /// (1 + sqrt(3)|x - y| / sigma) exp(-sqrt(3)|x - y| / sigma) [* b].
-template <int D, int W = 0, Distance Dist = Distance::direct>
+template <int D, int W = 0, Distance Dist = Distance::automatic>
 using Matern32Kernel = RadialKernel<Matern32Profile, D, W, Dist>;
 
 }  // namespace tessera

@@ -15,6 +15,7 @@
 
 #include <tessera/core/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
+#include <tessera/genred/impl/distance_rule.hpp>
 #include <tessera/genred/impl/genred_call.hpp>
 #include <tessera/genred/impl/portable_launch.hpp>
 #include <tessera/genred/impl/reducers.hpp>
@@ -42,13 +43,16 @@ struct GenredBackend {
 };
 
 /// Runs the call with reducer `red` over j (OuterIsI) or over i: the backend's kernels unless
-/// options.implementation is portable, else (or if they decline) the portable kernel.
+/// options.implementation is portable, else (or if they decline) the portable kernel. A radial
+/// kernel with Distance::automatic reaches each kernel with the evaluation of that kernel's rule
+/// (distance_rule.hpp: DistanceRule for the backend's, PortableDistanceRule for the portable one).
 template <bool OuterIsI, class ExecSpace, class Call, class Red>
 void launch(const ExecSpace& space, const Call& call, const Red& red) {
   if (call.template n_outer<OuterIsI>() == 0 || call.shape.batch == 0) return;
   const Implementation implementation = call.options.implementation;
   if (implementation != Implementation::portable &&
-      GenredBackend<ExecSpace>::template launch<OuterIsI>(space, call, red)) {
+      GenredBackend<ExecSpace>::template launch<OuterIsI>(
+          space, with_resolved_distance<DistanceRule<ExecSpace>, OuterIsI, Red>(call), red)) {
     return;
   }
   require(implementation != Implementation::cuda, "genred",
@@ -59,7 +63,8 @@ void launch(const ExecSpace& space, const Call& call, const Red& red) {
           "Implementation::host: the host kernel takes calls of the 1D scheme (dense or "
           "block-sparse) whose formula has compile-time dimensions (Implementation::automatic "
           "falls back to the portable kernel)");
-  launch_portable<OuterIsI>(space, call, red);
+  launch_portable<OuterIsI>(
+      space, with_resolved_distance<PortableDistanceRule<ExecSpace>, OuterIsI, Red>(call), red);
 }
 
 /// Calls f(red) with the reducer of `reduction` for the call: its summation variant (options.
@@ -115,4 +120,5 @@ void dispatch(const ExecSpace& space, const Call& call, const Reduction& reducti
 #include <tessera/genred/impl/host/host_backend.hpp>
 #if defined(TESSERA_ENABLE_CUDA_KERNELS)
 #include <tessera/genred/impl/cuda/cuda_backend.hpp>
+#include <tessera/genred/impl/cuda/cuda_distance_rule.hpp>
 #endif

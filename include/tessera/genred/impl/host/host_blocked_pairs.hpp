@@ -27,15 +27,16 @@ struct BlockedPairs {
   static constexpr int dim     = 0;      ///< components reduced by the product (0: none)
 };
 
-/// RadialKernel: with Distance::direct, u = s sum_k (x_k - y_k)^2 from the rows (x) and (y, b);
-/// with expanded and matrix, u = s |x|^2 + s |y|^2 + sum_k (-2 s x_k) y_k from the staged rows
+/// RadialKernel: with unstaged rows (Distance::direct), u = s sum_k (x_k - y_k)^2 from the rows
+/// (x) and (y, b); with expanded and matrix, u = s |x|^2 + s |y|^2 + sum_k (-2 s x_k) y_k from the
+/// staged rows
 /// (-2 s x, s |x|^2) and (y, s |y|^2, b) (as RadialKernel::eval_staged, summed in another
 /// order); then k(u) [* b].
 template <class Profile, int D, int W, Distance Dist>
 struct BlockedPairs<RadialKernel<Profile, D, W, Dist>> {
   static constexpr bool radial       = true;
   static constexpr int dim           = D > 0 ? D : 0;
-  static constexpr bool difference   = Dist == Distance::direct;
+  static constexpr bool difference   = !RadialKernel<Profile, D, W, Dist>::staged;
   static constexpr int weight_offset = difference ? 0 : 1;  // b's place in the j-row's tail
   /// The formula's value from the sum and the components past the first D of the i-row and of
   /// the j-row.
