@@ -67,6 +67,42 @@ macro(tessera_find_kokkoskernels)
   endif()
 endmacro()
 
+# Compiles everything that uses Kokkos for sm_90a instead of sm_90 (Hopper's arch-specific
+# features: the warpgroup products of Tessera's tensor-core engine), by rewriting the
+# architecture flag of the Kokkos found (nvcc_wrapper installs) or CMAKE_CUDA_ARCHITECTURES
+# (CUDA-language installs). Such code runs only on compute capability 9.0.
+function(tessera_use_sm90a)
+  foreach(target IN ITEMS Kokkos::kokkoscore Kokkos::kokkos)
+    if(TARGET ${target})
+      foreach(property IN ITEMS INTERFACE_COMPILE_OPTIONS INTERFACE_LINK_OPTIONS)
+        get_target_property(flags ${target} ${property})
+        if(flags)
+          string(REGEX REPLACE "-arch=sm_90([^a0-9]|$)" "-arch=sm_90a\\1" flags "${flags}")
+          set_property(TARGET ${target} PROPERTY ${property} "${flags}")
+        endif()
+      endforeach()
+    endif()
+  endforeach()
+  if(CMAKE_CUDA_ARCHITECTURES STREQUAL "90")
+    set(CMAKE_CUDA_ARCHITECTURES 90a PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Sets `out` to ON when Tessera should use sm_90a by default: CUDA kernels on, and the Kokkos
+# found built for Hopper (Kokkos_ARCH HOPPER90) and for no other GPU.
+function(tessera_kokkos_is_hopper_only out)
+  set(${out} OFF PARENT_SCOPE)
+  string(TOUPPER "${Kokkos_ARCH}" arch)
+  if("HOPPER90" IN_LIST arch)
+    set(${out} ON PARENT_SCOPE)
+    foreach(a IN LISTS arch)
+      if(a MATCHES "^(KEPLER|MAXWELL|PASCAL|VOLTA|TURING|AMPERE|ADA|BLACKWELL)")
+        set(${out} OFF PARENT_SCOPE)
+      endif()
+    endforeach()
+  endif()
+endfunction()
+
 # Sets `out` to ON when the Kokkos found by tessera_find_kokkos has the CUDA backend. Both kinds
 # of install set Kokkos_DEVICES (e.g. "SERIAL;CUDA"); Kokkos 4 also sets Kokkos_ENABLE_CUDA.
 function(tessera_kokkos_has_cuda out)

@@ -182,8 +182,9 @@ Case gaussian(const std::string& name, int m, int n) {
     c.direct_case = name;
     c.rel_err     = [=](tessera::Implementation impl) {
       const Rows<T> direct("direct", m, W);
-      tessera::genred(Space(), tessera::Sum{}, tessera::GaussianKernel<D, W>(sigma),
-                          tessera::i_vars(x), tessera::j_vars(y, b), direct, with(impl));
+      tessera::genred(Space(), tessera::Sum{},
+                          tessera::GaussianKernel<D, W, Distance::direct>(sigma), tessera::i_vars(x),
+                          tessera::j_vars(y, b), direct, with(impl));
       return relative_difference(out, direct);
     };
     return c;

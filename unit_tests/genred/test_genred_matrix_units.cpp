@@ -309,6 +309,7 @@ TYPED_TEST(GenredMatrixUnits, SquaredDistanceSelectionsAreExact) {
   check_selections<Space, Op, 16>(131, 257, 10, false, 34);
   check_selections<Space, Op, 64>(257, 131, 5, true, 35);
   check_selections<Space, Op, 129>(131, 1031, 20, true, 36);
+  check_selections<Space, Op, 40>(131, 600, 16, true, 37);  // the largest k on the tensor cores
 }
 
 TYPED_TEST(GenredMatrixUnits, CosineAndDotSelectionsAreExact) {

@@ -419,6 +419,13 @@ struct CudaTuning : GpuTuning {
   /// D = 16, 0.63e12 against 0.134e12 at D = 64, 0.358e12 against 0.052e12 at D = 128; at
   /// D <= 8 the SIMT kernel's direct distance is at least as fast, and exact.
   static constexpr int genred_automatic_matrix_min_dim = 9;
+  /// The Hopper engine (impl/cuda/matrix_tiles_sm90.hpp, builds for sm_90a): outer rows (two
+  /// warpgroups of 64) and inner rows of a block tile, pipeline stages, and the k-step of split
+  /// operands (whose stages hold four panels; one product's k-step is matrix_tile_k).
+  static constexpr int matrix_sm90_tile_rows = 128;
+  static constexpr int matrix_sm90_tile_cols = 256;
+  static constexpr int matrix_sm90_stages    = 4;
+  static constexpr int matrix_sm90_split_k   = 32;
   /// The widest weights the streamed radial sum keeps per row in registers.
   static constexpr int matrix_sum_max_weights = 4;
   /// Weights from this width on take the wide-weights kernel (impl/cuda/
@@ -430,19 +437,25 @@ struct CudaTuning : GpuTuning {
   static constexpr int matrix_wide_sum_min_weights   = 16;
   static constexpr int matrix_wide_sum_block_columns = 64;
   static constexpr int matrix_wide_sum_warp_columns  = 32;
-  /// The largest k the tensor-core selections take (their candidate lists, 2k + 8 per half row,
-  /// sit in shared memory beside the pipeline and a tile of scores).
+  /// The largest k the tensor-core selections take (each thread keeps, for each of its outer
+  /// rows, a list of k + matrix_select_margin candidates in shared memory).
   static constexpr int matrix_select_max_k = 16;
+  /// Candidates a list keeps beyond k: the margin that lets the rounding-error certificate hold
+  /// when the k-th and the following scores are close.
+  static constexpr int matrix_select_margin = 8;
   /// Float selections run on the tensor cores above this dimension (H100, ArgKMin K = 10,
-  /// M = N = 1e5: 0.27e12 pairs/s there against the SIMT kernel's 0.49e12 at D = 16, 0.25e12
-  /// against 0.13e12 at D = 64).
+  /// M = N = 1e5, against the SIMT kernel's 0.49e12 pairs/s at D = 16 and 0.13e12 at D = 64:
+  /// the mma.sync engine 0.27e12 and 0.25e12, the Hopper engine 0.37e12 at both).
   static constexpr int matrix_select_min_dim = 32;
-  /// Scores a thread of the selections queues before its warp merges the queues into the lists.
-  static constexpr int matrix_select_queue = 8;
-  /// Warps of the selections' blocks along each side of the 128 x 128 tile (two threads per
-  /// output row scan its scores).
-  static constexpr int matrix_select_warps_m = 2;
-  static constexpr int matrix_select_warps_n = 4;
+  /// Scores a thread of the selections queues before its warp merges the queues into the lists
+  /// (larger queues: fewer, fuller merges), and the Hopper engine's stages in the selections
+  /// (three, to leave shared memory to the lists and queues).
+  static constexpr int matrix_select_queue  = 16;
+  static constexpr int matrix_select_stages = 3;
+  /// Warps of the mma.sync engine's selection blocks along each side of the 128 x 128 tile: one
+  /// warp across, so that a block keeps 4 lists per outer row (Ampere's shared memory).
+  static constexpr int matrix_select_warps_m = 4;
+  static constexpr int matrix_select_warps_n = 1;
 };
 
 /// The tuning policy of an execution space: TuningPolicy<ExecSpace>::type.

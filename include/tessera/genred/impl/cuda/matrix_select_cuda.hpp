@@ -6,14 +6,15 @@
 //
 // 1. Candidates. The rows are prepared once (matrix_operands.hpp: one 16-bit part; the squared
 //    distance's rows centred on the mean of a sample of inner rows, the cosine's normalised),
-//    and the tile engine (matrix_tiles.hpp) computes each 128 x 128 tile of dot products; the
-//    epilogue turns them into approximate scores
+//    and the tile engine (matrix_engine.hpp) computes each tile of dot products; the epilogue
+//    turns each accumulator into an approximate score
 //      squared distance |x|^2 + |y|^2 - 2 x.y,  cosine distance 1 - x.y,  dot product x.y,
-//    writes the tile to shared memory, and each of two threads per outer row keeps the 2k + 8
-//    smallest (score, j) of its half of the tile's columns in a sorted list in shared memory,
-//    behind a register copy of its last entry, so that a score that cannot enter costs one
-//    comparison. Each
-//    reduced-range chunk (2D scheme) writes its lists and their last scores T to a workspace.
+//    and each thread keeps, for each of its outer rows, the k + CudaTuning::matrix_select_margin
+//    smallest (score, j) of its own columns (four lists per row, interleaved over the
+//    columns) in a sorted list in shared memory, behind a register threshold: the smallest last
+//    score of the row's lists, so that a score that cannot enter costs a multiply-add and a
+//    comparison. Each reduced-range chunk (2D scheme) writes its lists and their last scores T
+//    to a workspace.
 // 2. Re-ranking and certificate (one warp per row): the exact value of every candidate, in
 //    double from the stored inputs, then the k smallest (value, index), ties to the smaller
 //    index. The approximate score of any pair differs from its exact value by at most
@@ -27,7 +28,8 @@
 //    Otherwise (near-ties wider than the bound, duplicated points) the warp recomputes the row
 //    directly over all j, in double. Either way the result is the exact k smallest of the row.
 // Values are the exact values rounded to float (a direct float kernel may differ in the last
-// bits); the workspace is linear in the sizes: 2 (2k + 8) candidates per output row and chunk.
+// bits); the workspace is linear in the sizes: L (k + margin) candidates per output row and
+// chunk, L the lists per row.
 #pragma once
 
 #include <tessera/core/tiling.hpp>
@@ -35,7 +37,7 @@
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
-#include <tessera/genred/impl/cuda/matrix_tiles.hpp>
+#include <tessera/genred/impl/cuda/matrix_engine.hpp>
 #include <tessera/genred/impl/output_access.hpp>
 #include <tessera/genred/impl/reducers.hpp>
 #include <tessera/genred/impl/schedule.hpp>
@@ -134,134 +136,176 @@ __device__ __forceinline__ void insert_sorted(V* v, int* ix, int n, V s, int j) 
 }
 
 /// Phase 1: each block's outer rows against its chunk of inner rows; candidate lists out.
+/// Every accumulator element of a thread is one (row, column) score; each thread keeps, for
+/// each of its rows, a sorted list of the `cands` smallest scores of its own columns (L = 4 WN
+/// lists per row, interleaved over the columns) in shared memory, behind a register copy of
+/// the list's last score: a score that cannot enter costs a multiply-add and a comparison on
+/// the accumulator registers. Scores that may enter wait in the thread's queue of Q; the warp
+/// merges its queues into the lists together when one is nearly full (insertions in step
+/// rather than one lane at a time).
 template <int D, class Op, class E>
 struct MatrixSelectCandidates {
-  using Tiles = MatrixTiles<E, 1, matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32,
-                            CudaTuning::matrix_select_warps_m, CudaTuning::matrix_select_warps_n>;
+  using Tiles = MatrixEngine<E, 1, matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32,
+                             CudaTuning::matrix_select_warps_m, CudaTuning::matrix_select_warps_n,
+                             CudaTuning::matrix_select_stages>;
   using Score = SelectScore<Op>;
   static constexpr int BM = Tiles::BM, BN = Tiles::BN, MT = Tiles::MT, NT = Tiles::NT;
   static constexpr int block      = Tiles::block;
   static constexpr int min_blocks = 1;
-  static constexpr int SS     = BN + 4;  // score tile row stride: 16-byte rows, conflict-free scans
-  static constexpr int Q      = CudaTuning::matrix_select_queue;  // queued scores per thread
-  static constexpr int halves = block / BM;  ///< threads per outer row, each over BN / halves
-  static_assert(block % BM == 0 && BN % (4 * halves) == 0, "whole rows per thread group");
+  static constexpr int lists      = 4 * Tiles::WN;  ///< lists per outer row and chunk
+  static constexpr int own        = 2 * MT;         ///< lists per thread
+  static constexpr int Q          = CudaTuning::matrix_select_queue;
+  static_assert(Q >= 2 * own, "a column step queues at most 2 own scores per thread");
+  /// A column record: |y_j|^2 (+inf past the chunk's end: such scores never enter), 2^-p_j.
+  using Columns = TileColumns<Tiles, 2>;
 
   Tiles tiles;
   int n_outer, n_inner, tiles_outer, tile_j, chunks, chunk_rows;
   int cands;         ///< C: list length
-  float* cand_val;   ///< (batch, n_outer, chunks * halves, C)
+  float* cand_val;   ///< (batch, n_outer, chunks * lists, C)
   int* cand_idx;     ///< same
-  float* threshold;  ///< (batch, n_outer, chunks * halves): each list's last score (+inf if
+  float* threshold;  ///< (batch, n_outer, chunks * lists): each list's last score (+inf if
                      ///< not full)
 
   KOKKOS_INLINE_FUNCTION int tile_rows() const { return BM; }
 
-  /// Inserts the n queued (score, j) into the sorted list (v, ix) of `cands` entries, keeping
-  /// the smallest, and updates its last entry (thr, thr_idx).
-  __device__ __forceinline__ void merge(const float* qv, const int* qi, int n, float* v, int* ix,
-                                        float& thr, int& thr_idx) const {
-    for (int q = 0; q < n; ++q) {
-      if (!precedes_min(qv[q], qi[q], thr, thr_idx)) continue;
-      insert_sorted(v, ix, cands, qv[q], qi[q]);
-      thr     = v[cands - 1];
-      thr_idx = ix[cands - 1];
-    }
-  }
-
   std::size_t shared_bytes() const {
-    return Tiles::shared_bytes + static_cast<std::size_t>(BM) * SS * sizeof(float) +
-           static_cast<std::size_t>(block) * (Q + cands) * (sizeof(float) + sizeof(int));
+    return Tiles::shared_bytes + Columns::bytes +
+           static_cast<std::size_t>(block) * own * cands * (sizeof(float) + sizeof(int)) +
+           static_cast<std::size_t>(block) * Q * (sizeof(float) + sizeof(int) + 1);
   }
 
   __device__ void run(int league, char* shared) const {
     const DenseTile tile = dense_tile(league, chunks, tiles_outer);
     const int b = tile.batch, o0 = tile.tile * BM, lane = static_cast<int>(threadIdx.x) & 31;
     const int warp = static_cast<int>(threadIdx.x) >> 5, g = lane >> 2, t = lane & 3;
-    const int wm = warp / Tiles::WN, wn = warp % Tiles::WN;
-    float* scores = reinterpret_cast<float*>(shared + Tiles::shared_bytes);
-    float* qv_all = scores + BM * SS;
-    int* qi_all   = reinterpret_cast<int*>(qv_all + block * Q);
-    float* lv     = reinterpret_cast<float*>(qi_all + block * Q);
-    int* li       = reinterpret_cast<int*>(lv + block * cands);
-    const int me  = static_cast<int>(threadIdx.x);
-    for (int s = 0; s < cands; ++s) {
-      lv[me * cands + s] = math::infinity<float>();
-      li[me * cands + s] = -1;
+    const int wm = warp / Tiles::WN, wn = warp % Tiles::WN, me = static_cast<int>(threadIdx.x);
+    // list m = 2 mt + h of this thread: entry s at [s * stride + m * block + thread]; queue
+    // entry q at [q * block + thread]
+    constexpr int stride = block * own;
+    float* lv            = reinterpret_cast<float*>(shared + Tiles::shared_bytes + Columns::bytes);
+    int* li              = reinterpret_cast<int*>(lv + static_cast<std::size_t>(stride) * cands);
+    float* qv            = reinterpret_cast<float*>(li + static_cast<std::size_t>(stride) * cands);
+    int* qj              = reinterpret_cast<int*>(qv + block * Q);
+    auto* qm             = reinterpret_cast<unsigned char*>(qj + block * Q);
+    for (int e = me; e < stride * cands; e += block) {
+      lv[e] = math::infinity<float>();
+      li[e] = -1;
     }
-    float thr   = math::infinity<float>();  // the list's last score (+inf while not full)
-    int thr_idx = -1;
-    float* v    = lv + me * cands;
-    int* ix     = li + me * cands;
-    float* qv   = qv_all + me * Q;
-    int* qi     = qi_all + me * Q;
-
-    float ni[MT][2], fi[MT][2];
+    // the score is fi (fj d) + nj + ni; a pair may enter list m = (mt, h) when fi (fj d) + nj
+    // < thr = (the list's last score) - ni
+    float ni[MT][2], fi[MT][2], thr[MT][2];
+    TESSERA_UNROLL_FULL
     for (int mt = 0; mt < MT; ++mt) {
+      TESSERA_UNROLL_FULL
       for (int h = 0; h < 2; ++h) {
         const std::size_t r = tiles.a.row(b, o0 + wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h);
         ni[mt][h]           = tiles.a.norm[r];
         fi[mt][h]           = Score::dot_scale * tiles.a.factor[r];
+        thr[mt][h]          = math::infinity<float>();
       }
     }
+    int nq           = 0;
+    const auto merge = [&] {
+      for (int q = 0; q < nq; ++q) {
+        const int list = qm[q * block + me] * block + me;
+        const float sc = qv[q * block + me];
+        if (!(sc < lv[(cands - 1) * stride + list])) continue;  // ties keep the earlier j
+        int p = cands - 1;
+        while (p > 0 && lv[(p - 1) * stride + list] > sc) {
+          lv[p * stride + list] = lv[(p - 1) * stride + list];
+          li[p * stride + list] = li[(p - 1) * stride + list];
+          --p;
+        }
+        lv[p * stride + list] = sc;
+        li[p * stride + list] = qj[q * block + me];
+      }
+      nq = 0;
+      // a row's four lanes admit only scores below the smallest of their lists' last scores:
+      // any score left out is still >= min over the row's lists of their last score, which
+      // is all the certificate uses
+      TESSERA_UNROLL_FULL
+      for (int mt = 0; mt < MT; ++mt) {
+        TESSERA_UNROLL_FULL
+        for (int h = 0; h < 2; ++h) {
+          float last = lv[(cands - 1) * stride + (2 * mt + h) * block + me];
+          last       = fminf(last, __shfl_xor_sync(0xffffffffu, last, 1));
+          last       = fminf(last, __shfl_xor_sync(0xffffffffu, last, 2));
+          thr[mt][h] = last - ni[mt][h];
+        }
+      }
+    };
     const int j_begin = tile.chunk * chunk_rows;
     const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
+    Columns columns{reinterpret_cast<float*>(shared + Tiles::shared_bytes), j_begin};
+    const auto record = [&](int j, float* rec) {
+      const std::size_t r = tiles.b.row(b, j);
+      rec[0]              = j < j_end ? tiles.b.norm[r] : math::infinity<float>();
+      rec[1]              = tiles.b.factor[r];
+    };
+    columns.load(j_begin, record);
+    columns.store(j_begin);  // visible after the engine's first barrier
     tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
-      TESSERA_UNROLL_FULL
-      for (int nt = 0; nt < NT; ++nt) {
-        const int c0 = wn * (BN / Tiles::WN) + 8 * nt + 2 * t;
-        float nj[2], fj[2];
+      columns.epilogue(j0, j_end, record, [&] {
         TESSERA_UNROLL_FULL
-        for (int e = 0; e < 2; ++e) {
-          const std::size_t r = tiles.b.row(b, j0 + c0 + e);
-          nj[e]               = tiles.b.norm[r];
-          fj[e]               = tiles.b.factor[r];
-        }
-        TESSERA_UNROLL_FULL
-        for (int mt = 0; mt < MT; ++mt) {
+        for (int nt = 0; nt < NT; ++nt) {
+          // the column step's 2 own scores per list, compared first; one branch when any may
+          // enter
+          const int c0 = wn * (BN / Tiles::WN) + 8 * nt + 2 * t;
+          float q[2][MT][2];
+          bool any = false;
           TESSERA_UNROLL_FULL
-          for (int q = 0; q < 4; ++q) {
-            const int h = q >> 1, e = q & 1;
-            const int r             = wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h;
-            scores[r * SS + c0 + e] = fmaf(d[mt][nt][q] * fi[mt][h], fj[e], ni[mt][h] + nj[e]);
+          for (int e = 0; e < 2; ++e) {
+            const float* col = columns.record(j0, c0 + e);
+            const float nj = col[0], fj = col[1];
+            TESSERA_UNROLL_FULL
+            for (int mt = 0; mt < MT; ++mt) {
+              TESSERA_UNROLL_FULL
+              for (int h = 0; h < 2; ++h) {
+                q[e][mt][h] = fmaf(d[mt][nt][2 * h + e] * fj, fi[mt][h], nj);
+                any |= q[e][mt][h] < thr[mt][h];  // NaN never enters
+              }
+            }
           }
-        }
-      }
-      __syncthreads();  // the tile's scores are complete
-      // each thread scans its row four scores at a time; scores that may enter the list wait
-      // in the thread's queue, and the warp merges its queues together when one is nearly full
-      // (insertions in step rather than one lane at a time)
-      const int cols   = j_end - j0 < BN ? j_end - j0 : BN;
-      int nq           = 0;
-      const int my_row = me % BM, c_begin = me / BM * (BN / halves);
-      for (int c0 = c_begin; c0 < c_begin + BN / halves; c0 += 4) {
-        const float4 s4   = *reinterpret_cast<const float4*>(scores + my_row * SS + c0);
-        const float sv[4] = {s4.x, s4.y, s4.z, s4.w};
-        TESSERA_UNROLL_FULL
-        for (int e = 0; e < 4; ++e) {
-          if (c0 + e < cols && sv[e] <= thr) {  // NaN never passes
-            qv[nq] = sv[e];
-            qi[nq] = j0 + c0 + e;
-            ++nq;
+          if (any) {
+            TESSERA_UNROLL_FULL
+            for (int e = 0; e < 2; ++e) {
+              TESSERA_UNROLL_FULL
+              for (int mt = 0; mt < MT; ++mt) {
+                TESSERA_UNROLL_FULL
+                for (int h = 0; h < 2; ++h) {
+                  if (q[e][mt][h] < thr[mt][h]) {
+                    qv[nq * block + me] = q[e][mt][h] + ni[mt][h];
+                    qj[nq * block + me] = j0 + c0 + e;
+                    qm[nq * block + me] = static_cast<unsigned char>(2 * mt + h);
+                    ++nq;
+                  }
+                }
+              }
+            }
           }
+          if (__any_sync(0xffffffffu, nq > Q - 2 * own)) merge();  // converged here
         }
-        if (__any_sync(0xffffffffu, nq > Q - 4)) {
-          merge(qv, qi, nq, v, ix, thr, thr_idx);
-          nq = 0;
-        }
-      }
-      merge(qv, qi, nq, v, ix, thr, thr_idx);
-      __syncthreads();  // the score tile may be overwritten
+      });
     });
-    const int o = o0 + me % BM;
-    if (o >= n_outer) return;
-    const std::size_t row = (static_cast<std::size_t>(b) * n_outer + o) * chunks * halves +
-                            tile.chunk * halves + me / BM;
-    for (int s = 0; s < cands; ++s) {
-      cand_val[row * cands + s] = lv[me * cands + s];
-      cand_idx[row * cands + s] = li[me * cands + s];
+    merge();
+    TESSERA_UNROLL_FULL
+    for (int mt = 0; mt < MT; ++mt) {
+      TESSERA_UNROLL_FULL
+      for (int h = 0; h < 2; ++h) {
+        const int o = o0 + wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h;
+        if (o >= n_outer) continue;
+        const int list = (2 * mt + h) * block + me;
+        const std::size_t row =
+            ((static_cast<std::size_t>(b) * n_outer + o) * chunks + tile.chunk) * lists + wn * 4 +
+            t;
+        for (int s = 0; s < cands; ++s) {
+          cand_val[row * cands + s] = lv[s * stride + list];
+          cand_idx[row * cands + s] = li[s * stride + list];
+        }
+        threshold[row] = lv[(cands - 1) * stride + list];
+      }
     }
-    threshold[row] = thr_idx < 0 ? math::infinity<float>() : thr;
   }
 };
 
@@ -461,7 +505,7 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
   kn.n_outer = call.template n_outer<true>();
   kn.n_inner = call.template n_inner<true>();
   kn.tile_j  = Kernel::BN;
-  kn.cands   = 2 * k + 8;
+  kn.cands   = k + CudaTuning::matrix_select_margin;
   if (kn.shared_bytes() > device.shared_max) return false;
   const auto kernel = &matrix_select_candidates_cuda<Kernel>;
   const int blocks_per_sm =
@@ -474,7 +518,7 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
   const cudaStream_t stream = space.cuda_stream();
   const int batch = static_cast<int>(call.shape.batch), dp = matrix_panel_columns(D);
   const std::size_t lists =
-      static_cast<std::size_t>(batch) * kn.n_outer * kn.chunks * Kernel::halves;
+      static_cast<std::size_t>(batch) * kn.n_outer * kn.chunks * Kernel::lists;
   const std::size_t bytes = lists * (kn.cands * (sizeof(float) + sizeof(int)) + sizeof(float)) +
                             static_cast<std::size_t>(batch) * (D + 1) * sizeof(float);
   void* work = nullptr;
@@ -501,7 +545,7 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
     kernel<<<static_cast<unsigned>(league), Kernel::block, kn.shared_bytes(), stream>>>(kn);
     const Rerank rr{red,          xa,
                     ya,           kn.n_outer,
-                    kn.n_inner,   kn.chunks * Kernel::halves,
+                    kn.n_inner,   kn.chunks * Kernel::lists,
                     kn.cands,     k,
                     dp,           static_cast<long long>(batch) * kn.n_outer,
                     kn.cand_val,  kn.cand_idx,

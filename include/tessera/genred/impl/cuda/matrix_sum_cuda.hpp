@@ -18,7 +18,7 @@
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
-#include <tessera/genred/impl/cuda/matrix_tiles.hpp>
+#include <tessera/genred/impl/cuda/matrix_engine.hpp>
 #include <tessera/genred/impl/cuda/tiled_reduce_cuda.hpp>
 #include <tessera/genred/impl/output_access.hpp>
 #include <tessera/genred/impl/reducers.hpp>
@@ -44,7 +44,7 @@ struct MatrixSumReduce {
   using scalar_type  = float;
   using reducer_type = Red;
   using Formula      = RadialKernel<Profile, D, W, Distance::matrix>;
-  using Tiles        = MatrixTiles<E, Parts, matrix_tile_k_step(D)>;
+  using Tiles        = MatrixEngine<E, Parts, matrix_tile_k_step(D)>;
 
   static constexpr bool outer_is_i = true;
   static constexpr bool is_sparse  = false;
@@ -52,7 +52,7 @@ struct MatrixSumReduce {
   static constexpr int SV          = Red::static_acc_values;
   static constexpr int MT = Tiles::MT, NT = Tiles::NT, BM = Tiles::BM, BN = Tiles::BN;
   static constexpr int block      = Tiles::block;
-  static constexpr int min_blocks = CudaTuning::matrix_tile_min_blocks;
+  static constexpr int min_blocks = Tiles::min_blocks;
 
   Formula formula;
   Red red;
@@ -62,12 +62,15 @@ struct MatrixSumReduce {
   Out out;
   PartialBuffer<float> partial;
 
+  /// A column record: s |y_j|^2, 2^-p_j and the weights of inner row j.
+  using Columns = TileColumns<Tiles, 2 + FD>;
+  static_assert(Tiles::WN * BM * SV * sizeof(float) <= Tiles::shared_bytes,
+                "the warps' partial sums fit in the pipeline's stages");
+
   KOKKOS_INLINE_FUNCTION int tile_rows() const { return BM; }
-  /// The pipeline's stages, reused at the end for the warps' partial sums.
-  std::size_t shared_bytes() const {
-    const std::size_t sums = static_cast<std::size_t>(Tiles::WN) * BM * SV * sizeof(float);
-    return Tiles::shared_bytes > sums ? Tiles::shared_bytes : sums;
-  }
+  /// The pipeline's stages (reused at the end for the warps' partial sums), then two tiles'
+  /// column records.
+  std::size_t shared_bytes() const { return Tiles::shared_bytes + Columns::bytes; }
 
   /// Weight c of inner row j (1 without weights), 0 for j >= j_end.
   __device__ __forceinline__ float weight(int b, int j, int j_end, int c) const {
@@ -78,6 +81,16 @@ struct MatrixSumReduce {
       const auto& wa = jvars.template accessor<1>();
       return wa.template load<float>(b * wa.sb + static_cast<long long>(j) * wa.sr + c * wa.sc);
     }
+  }
+
+  /// Fills the column record of inner row j (zero weights past j_end).
+  __device__ __forceinline__ void load_record(int b, int j, int j_end, float* rec) const {
+    const std::size_t r = tiles.b.row(b, j);
+    rec[0]              = tiles.b.norm[r];
+    rec[1]              = tiles.b.factor[r];
+    TESSERA_UNROLL_FULL
+    for (int c = 0; c < FD; ++c)
+      rec[2 + c] = weight(b, j, j_end, c);
   }
 
   __device__ void run(int league, char* shared) const {
@@ -102,40 +115,39 @@ struct MatrixSumReduce {
     }
     const int j_begin = tile.chunk * chunk_rows;
     const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
+    Columns columns{reinterpret_cast<float*>(shared + Tiles::shared_bytes), j_begin};
+    const auto record = [&](int j, float* rec) { load_record(b, j, j_end, rec); };
+    columns.load(j_begin, record);
+    columns.store(j_begin);  // visible after the engine's first barrier
     tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
-      TESSERA_UNROLL_FULL
-      for (int nt = 0; nt < NT; ++nt) {
-        float nj[2], fj[2], w[2][FD];
+      columns.epilogue(j0, j_end, record, [&] {
         TESSERA_UNROLL_FULL
-        for (int e = 0; e < 2; ++e) {
-          const int j         = j0 + wn * (BN / Tiles::WN) + 8 * nt + 2 * t + e;
-          const std::size_t r = tiles.b.row(b, j);
-          nj[e]               = tiles.b.norm[r];
-          fj[e]               = tiles.b.factor[r];
+        for (int nt = 0; nt < NT; ++nt) {
           TESSERA_UNROLL_FULL
-          for (int c = 0; c < FD; ++c)
-            w[e][c] = weight(b, j, j_end, c);
+          for (int e = 0; e < 2; ++e) {
+            const float* col = columns.record(j0, wn * (BN / Tiles::WN) + 8 * nt + 2 * t + e);
+            const float nj = col[0], fj = col[1];
+            TESSERA_UNROLL_FULL
+            for (int mt = 0; mt < MT; ++mt) {
+              TESSERA_UNROLL_FULL
+              for (int h = 0; h < 2; ++h) {
+                const float u = fmaf(d[mt][nt][2 * h + e] * fi[mt][h], fj, ni[mt][h] + nj);
+                const float k = formula.profile.shape(u);
+                float f[FD];
+                TESSERA_UNROLL_FULL
+                for (int c = 0; c < FD; ++c)
+                  f[c] = k * col[2 + c];
+                red.add({acc[mt][h], nullptr}, f, 0);
+              }
+            }
+          }
         }
         TESSERA_UNROLL_FULL
         for (int mt = 0; mt < MT; ++mt) {
-          TESSERA_UNROLL_FULL
-          for (int q = 0; q < 4; ++q) {
-            const int h = q >> 1, e = q & 1;
-            const float u = fmaf(d[mt][nt][q] * fi[mt][h], fj[e], ni[mt][h] + nj[e]);
-            const float k = formula.profile.shape(u);
-            float f[FD];
-            TESSERA_UNROLL_FULL
-            for (int c = 0; c < FD; ++c)
-              f[c] = k * w[e][c];
-            red.add({acc[mt][h], nullptr}, f, 0);
-          }
+          red.end_tile({acc[mt][0], nullptr});
+          red.end_tile({acc[mt][1], nullptr});
         }
-      }
-      TESSERA_UNROLL_FULL
-      for (int mt = 0; mt < MT; ++mt) {
-        red.end_tile({acc[mt][0], nullptr});
-        red.end_tile({acc[mt][1], nullptr});
-      }
+      });
     });
 
     // the four lanes of a row, then the WN warps across the tile, through shared memory

@@ -37,6 +37,7 @@ struct MatrixTiles {
   static constexpr int WM          = WarpsM;
   static constexpr int WN          = WarpsN;
   static constexpr int block       = 32 * WM * WN;
+  static constexpr int min_blocks  = CudaTuning::matrix_tile_min_blocks;
   static constexpr int MT          = BM / WM / 16;  ///< m16 tiles per warp
   static constexpr int NT          = BN / WN / 8;   ///< n8 tiles per warp
   static constexpr int row_bytes   = BK * 2;

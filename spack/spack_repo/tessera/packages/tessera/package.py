@@ -60,6 +60,12 @@ class Tessera(CMakePackage, CudaPackage):
         description="Build the MPI layer: distributed Genred, block-sparse reductions and "
         "pdist/cdist/l2_kernel (Tessera::tessera_mpi, CMake component mpi)",
     )
+    variant(
+        "sm90a",
+        default=True,
+        description="With CUDA for Hopper alone (cuda_arch=90): compile for sm_90a and run the "
+        "tensor-core kernels on Hopper's warpgroup products",
+    )
     variant("benchmarks", default=False, description="Build the benchmarks in perf/")
     variant("examples", default=False, description="Build the example programs")
 
@@ -92,6 +98,7 @@ class Tessera(CMakePackage, CudaPackage):
             self.define("Kokkos_ROOT", kokkos.prefix),
             self.define_from_variant("TESSERA_ENABLE_KOKKOSKERNELS", "kokkoskernels"),
             self.define_from_variant("TESSERA_ENABLE_MPI", "mpi"),
+            self.define_from_variant("TESSERA_ENABLE_SM90A", "sm90a"),
             self.define_from_variant("TESSERA_ENABLE_BENCHMARKS", "benchmarks"),
             self.define_from_variant("TESSERA_ENABLE_EXAMPLES", "examples"),
             # Spack's convention for tests: built only when asked for (--test), run by check().

@@ -1,0 +1,83 @@
+// The streamed tensor-core engine of this build: Hopper's (matrix_tiles_sm90.hpp, warpgroup
+// products) when Tessera was configured for sm_90a (TESSERA_CUDA_SM90A, config.hpp: such code
+// runs only on compute capability 9.0), else the mma.sync engine (matrix_tiles.hpp, compute
+// capability 8.0 and later). Both give their epilogues the same accumulator layout.
+#pragma once
+
+#include <tessera/core/config.hpp>
+#include <tessera/genred/impl/cuda/matrix_tiles.hpp>
+#include <tessera/genred/impl/cuda/matrix_tiles_sm90.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tessera {
+namespace Impl {
+
+/// True in builds configured for sm_90a.
+#if defined(TESSERA_CUDA_SM90A)
+inline constexpr bool cuda_sm90a_build = true;
+#else
+inline constexpr bool cuda_sm90a_build = false;
+#endif
+
+/// The engine over operands of 16-bit type E, Parts (3: split, 1) products per element pair,
+/// panels padded to k-steps of BK elements; WarpsM x WarpsN: the mma.sync engine's warps (the
+/// Hopper engine's are two warpgroups across the whole tile); Stages: the Hopper engine's.
+template <class E, int Parts, int BK, int WarpsM = CudaTuning::matrix_tile_warps_m,
+          int WarpsN = CudaTuning::matrix_tile_warps_n, int Stages = CudaTuning::matrix_sm90_stages>
+using MatrixEngine = std::conditional_t<cuda_sm90a_build, MatrixTilesSm90<E, Parts, BK, Stages>,
+                                        MatrixTiles<E, Parts, BK, WarpsM, WarpsN>>;
+
+/// Per-column data of the engine's inner tiles (norms, scale factors, weights: CW floats per
+/// inner row) staged in shared memory for the epilogues, two tiles deep: while the pairs of one
+/// tile are evaluated from shared memory, each thread holds the next tile's records of its
+/// BN / block columns in registers and stores them at the end of the epilogue (the engine's
+/// barriers order the stores before the next epilogue's reads), so no epilogue waits on a global
+/// load.
+template <class Tiles, int CW>
+struct TileColumns {
+  static constexpr int BN  = Tiles::BN;
+  static constexpr int CPT = BN / Tiles::block;  ///< records a thread loads per tile
+  static_assert(BN % Tiles::block == 0, "every thread loads as many records");
+  /// Shared memory of the two tiles' records.
+  static constexpr std::size_t bytes = 2 * BN * CW * sizeof(float);
+
+  float* shared;             ///< the records of two tiles
+  int j_begin;               ///< the inner row of the first tile
+  float next[CPT][CW] = {};  ///< this thread's records of the next tile
+
+  /// Loads the records of the tile at inner row j0 into `next`: load(j, record) fills one.
+  template <class Load>
+  __device__ __forceinline__ void load(int j0, Load&& load_record) {
+    TESSERA_UNROLL_FULL
+    for (int k = 0; k < CPT; ++k)
+      load_record(j0 + static_cast<int>(threadIdx.x) + k * Tiles::block, next[k]);
+  }
+  /// Stores `next` as the records of the tile at inner row j0.
+  __device__ __forceinline__ void store(int j0) const {
+    float* t = shared + (j0 - j_begin) / BN % 2 * BN * CW;
+    TESSERA_UNROLL_FULL
+    for (int k = 0; k < CPT; ++k) {
+      TESSERA_UNROLL_FULL
+      for (int v = 0; v < CW; ++v)
+        t[(static_cast<int>(threadIdx.x) + k * Tiles::block) * CW + v] = next[k][v];
+    }
+  }
+  /// The records of column c of the tile at inner row j0.
+  __device__ __forceinline__ const float* record(int j0, int c) const {
+    return shared + ((j0 - j_begin) / BN % 2 * BN + c) * CW;
+  }
+  /// In an epilogue of the tile at j0: loads the next tile's records (if any before j_end),
+  /// runs body(), then stores them.
+  template <class Load, class Body>
+  __device__ __forceinline__ void epilogue(int j0, int j_end, Load&& load_record, Body&& body) {
+    const bool more = j0 + BN < j_end;
+    if (more) load(j0 + BN, load_record);
+    body();
+    if (more) store(j0 + BN);
+  }
+};
+
+}  // namespace Impl
+}  // namespace tessera

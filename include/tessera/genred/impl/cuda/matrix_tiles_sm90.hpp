@@ -1,0 +1,174 @@
+// The Hopper engine of the streamed tensor-core kernels (compute capability 9.0, code compiled
+// for sm_90a): the same contract as MatrixTiles (matrix_tiles.hpp), whose place it takes in
+// such builds (matrix_engine.hpp), with the products on warpgroup MMA (wgmma.hpp).
+//
+// A block of two warpgroups owns BM = 128 outer rows (64 per warpgroup) and walks the inner rows
+// in tiles of BN = 256, twice MatrixTiles' width: every operand byte brought from L2 now serves
+// 3/256 of a pair instead of 2/128 (the mma.sync engine ran at about 4.4 TB/s of L2 reads at
+// D >= 64). A split operand's two parts are staged once per k-step and used by all three
+// products (lo.hi, hi.lo, hi.hi). Stages hold [A hi, (A lo), B hi, (B lo)], rows of KS 16-bit
+// elements with MatrixTiles' swizzle, which is the wgmma's 32/64/128-byte swizzle mode; each
+// warpgroup's products read them straight from shared memory through descriptors. The stages are
+// filled by cp.async STAGES - 2 steps ahead, and one group of products stays in flight while the
+// next step's copies are issued. A warp's accumulators are MatrixTiles' layout with WM = 8 warps
+// of 16 rows and WN = 1: tile (0, nt), rows g and g + 8, columns 8 nt + 2t and 8 nt + 2t + 1.
+#pragma once
+
+#include <tessera/core/tiling.hpp>
+#include <tessera/genred/impl/cuda/matrix_operands.hpp>
+#include <tessera/genred/impl/cuda/mma.hpp>
+#include <tessera/genred/impl/cuda/wgmma.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tessera {
+namespace Impl {
+
+/// The Hopper streamed tile engine over operands of 16-bit type E, Parts = 3 (split) or 1
+/// products per element pair, panels padded to k-steps of BK elements, Stages pipeline stages.
+template <class E, int Parts, int BK, int Stages = CudaTuning::matrix_sm90_stages>
+struct MatrixTilesSm90 {
+  static constexpr int BM     = CudaTuning::matrix_sm90_tile_rows;
+  static constexpr int BN     = CudaTuning::matrix_sm90_tile_cols;
+  static constexpr int STAGES = Stages;
+  /// Elements per k-step: split operands stage four panels, so their steps are shorter.
+  static constexpr int KS =
+      Parts == 3 && BK > CudaTuning::matrix_sm90_split_k ? CudaTuning::matrix_sm90_split_k : BK;
+  static constexpr int WM = BM / 16, WN = 1, MT = 1, NT = BN / 8;
+  static constexpr int block      = 32 * WM;
+  static constexpr int min_blocks = 1;
+  static constexpr int row_bytes  = KS * 2;
+  static constexpr int chunks     = KS / 8;              ///< 16-byte chunks per row
+  static constexpr int sides      = Parts == 3 ? 2 : 1;  ///< panels per side: hi (and lo)
+  static constexpr int a_bytes = BM * row_bytes, b_bytes = BN * row_bytes;
+  static constexpr int stage_bytes = sides * (a_bytes + b_bytes);
+  static constexpr int align       = 1024;  ///< the swizzle's period (8 rows of 128 bytes)
+  static_assert(BM == 128 && BN % 128 == 0, "two warpgroups of 64 rows, products 128 wide");
+  static_assert(KS == 16 || KS == 32 || KS == 64, "rows of 2, 4 or 8 chunks");
+  static_assert(sides * (BM + BN) * chunks % block == 0, "every thread copies as many chunks");
+  static_assert(STAGES >= 3, "one step in flight, one being copied, one computed");
+  /// Dynamic shared memory of the pipeline, with room to align it to the swizzle's period.
+  static constexpr std::size_t shared_bytes =
+      static_cast<std::size_t>(STAGES) * stage_bytes + align;
+
+  /// A warp's accumulators: tile (0, nt), element q = (row g + 8 (q / 2), column 2t + q % 2).
+  using Acc = float[MT][NT][4];
+
+  MatrixOperands<E> a;  ///< the outer rows
+  MatrixOperands<E> b;  ///< the inner rows
+
+  /// Byte offset of 16-byte chunk c of staged row r (MatrixTiles' swizzle; every panel of a
+  /// stage starts on a multiple of 8 rows, so r may count across panels).
+  __device__ __forceinline__ static int swizzle(int r, int c) {
+    return r * row_bytes + ((c ^ ((r / (8 / chunks)) & (chunks - 1))) << 4);
+  }
+
+  /// Copies per thread and step, and the staged rows a block's copies advance by.
+  static constexpr int copies        = sides * (BM + BN) * chunks / block;
+  static constexpr int rows_per_copy = block / chunks;
+  static_assert(BM % rows_per_copy == 0 && BN % rows_per_copy == 0,
+                "each copy of a thread stays in one panel");
+
+  /// k-step s of the tile at inner row j0: rows [A hi, A lo, B hi, B lo] (lo only if split).
+  /// Copy i of thread t moves chunk t % chunks of staged row t / chunks + i rows_per_copy: the
+  /// panel is known at compile time, so a copy costs one multiply-add on the step's bases.
+  __device__ __forceinline__ void load_stage(char* stage, int batch, int o0, int j0, int s) const {
+    const int k0 = s * KS, tr = static_cast<int>(threadIdx.x) / chunks;
+    const int tc     = static_cast<int>(threadIdx.x) % chunks;
+    const E* base[4] = {a.hi + a.row(batch, o0) * a.dp, nullptr, b.hi + b.row(batch, j0) * b.dp,
+                        nullptr};
+    if constexpr (sides == 2) {
+      base[1] = a.lo + a.row(batch, o0) * a.dp;
+      base[3] = b.lo + b.row(batch, j0) * b.dp;
+    }
+    char* dst = stage + swizzle(tr, tc);
+    TESSERA_UNROLL_FULL
+    for (int i = 0; i < copies; ++i) {
+      const int r = i * rows_per_copy;  // first staged row of this copy, a multiple of 8
+      int panel, row;
+      if (r < sides * BM) {
+        panel = r / BM;
+        row   = r % BM;
+      } else {
+        panel = 2 + (r - sides * BM) / BN;
+        row   = (r - sides * BM) % BN;
+      }
+      const int dp = panel < 2 ? a.dp : b.dp;
+      cp_async_16(dst + r * row_bytes, base[panel] + (row + tr) * dp + k0 + tc * 8);
+    }
+  }
+
+  /// Issues this warpgroup's products of one stage into acc; the first of a tile overwrites it.
+  __device__ __forceinline__ static void compute_stage(const char* stage, Acc& acc, int group,
+                                                       bool first) {
+    TESSERA_UNROLL_FULL
+    for (int kk = 0; kk < KS / 16; ++kk) {
+      TESSERA_UNROLL_FULL
+      for (int q = 0; q < Parts; ++q) {  // lo.hi, hi.lo, hi.hi: smaller terms first
+        const int pa = Parts == 3 && q == 0 ? 1 : 0, pb = Parts == 3 && q == 1 ? 1 : 0;
+        const std::uint64_t da =
+            wgmma_descriptor(stage + pa * a_bytes + group * 64 * row_bytes + kk * 32, row_bytes);
+        TESSERA_UNROLL_FULL
+        for (int h = 0; h < BN / 128; ++h) {
+          const std::uint64_t db = wgmma_descriptor(
+              stage + sides * a_bytes + pb * b_bytes + h * 128 * row_bytes + kk * 32, row_bytes);
+          wgmma_m64n128k16<E>(reinterpret_cast<float(&)[64]>(acc[0][16 * h][0]), da, db,
+                              first && kk == 0 && q == 0 ? 0 : 1);
+        }
+      }
+    }
+  }
+
+  /// Walks the inner rows [j_begin, j_end) against outer rows [o0, o0 + BM) of batch entry
+  /// `batch`: for each tile of BN inner rows starting at j0, epi(acc, j0, warp, 0, lane)
+  /// receives this warp's accumulators of the complete dot products. The whole block must call
+  /// it; shared memory is free again when it returns.
+  template <class Epilogue>
+  __device__ __forceinline__ void run(char* shared, int batch, int o0, int j_begin, int j_end,
+                                      Epilogue&& epi) const {
+    char* smem = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(shared) + align - 1) /
+                                         align * align);
+    const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+    const int steps     = a.dp / KS;
+    const int total     = j_end > j_begin ? (j_end - j_begin + BN - 1) / BN * steps : 0;
+    constexpr int ahead = STAGES - 2;
+    Acc acc;
+    TESSERA_UNROLL_FULL
+    for (int s = 0; s < ahead; ++s) {
+      if (s < total)
+        load_stage(smem + s * stage_bytes, batch, o0, j_begin + s / steps * BN, s % steps);
+      cp_async_commit();
+    }
+    for (int s = 0; s < total; ++s) {
+      cp_async_wait<ahead - 1>();
+      fence_proxy_async();
+      __syncthreads();  // step s has landed; step s - 2's products are complete in every group
+      const int next = s + ahead;
+      if (next < total)
+        load_stage(smem + (next % STAGES) * stage_bytes, batch, o0, j_begin + next / steps * BN,
+                   next % steps);
+      cp_async_commit();
+      wgmma_fence();
+      compute_stage(smem + (s % STAGES) * stage_bytes, acc, warp / 4, s % steps == 0);
+      wgmma_commit();
+      if (s % steps == steps - 1) {
+        wgmma_wait<0>();
+        TESSERA_UNROLL_FULL
+        for (int nt = 0; nt < NT; ++nt) {
+          TESSERA_UNROLL_FULL
+          for (int q = 0; q < 4; ++q)
+            register_fence(acc[0][nt][q]);
+        }
+        epi(acc, j_begin + s / steps * BN, warp, 0, lane);
+      } else {
+        wgmma_wait<1>();
+      }
+    }
+    cp_async_wait<0>();
+    __syncthreads();
+  }
+};
+
+}  // namespace Impl
+}  // namespace tessera
