@@ -6,11 +6,12 @@
 //
 // The rows are prepared once (matrix_operands.hpp: x_i and y_j scaled per row, split into FP16
 // parts unless options.matrix_precision is fast, with s |x_i|^2 and s |y_j|^2), then the tile
-// engine (matrix_tiles.hpp) computes the dot products of each 128 x 128 tile and this file's
-// epilogue turns each into
+// engine of the build (matrix_engine.hpp: Hopper's 128 x 256 tiles, else mma.sync's 128 x 128)
+// computes the dot products of each tile and this file's epilogue turns each into
 //   s r^2 = s |x_i|^2 + s |y_j|^2 - 2 s 2^-(p_i + p_j) (2^p_i x_i . 2^p_j y_j),
+// with the tile's column data (s |y_j|^2, 2^-p_j, b_j) from shared memory (TileColumns),
 // evaluates the profile once per pair and adds k b_j to the lane's running sums of its rows
-// (each lane holds 8 outer rows and sees 8 of each tile's 128 columns; its four lanes per row
+// (each lane holds 2 MT outer rows and sees 2 NT of each tile's columns; its four lanes per row
 // and the WN warps across the tile are combined at the end, through shared memory).
 #pragma once
 
