@@ -78,5 +78,14 @@ int cuda_blocks_per_multiprocessor(const Kokkos::Cuda& space, void (*kernel)(Arg
   return blocks;
 }
 
+/// Blocks of `kernel` (`block` threads, `shared` bytes of dynamic shared memory) resident on
+/// space's whole device at once: cuda_blocks_per_multiprocessor times its multiprocessors.
+template <class... Args>
+std::size_t cuda_resident_blocks(const Kokkos::Cuda& space, void (*kernel)(Args...), int block,
+                                 std::size_t shared) {
+  return static_cast<std::size_t>(cuda_blocks_per_multiprocessor(space, kernel, block, shared)) *
+         static_cast<std::size_t>(cuda_device_facts(space).multiprocessors);
+}
+
 }  // namespace Impl
 }  // namespace tessera

@@ -397,10 +397,8 @@ bool launch_matrix_radial(const Kokkos::Cuda& space, const Call& call, const Red
   while (k.tile_j > 8 && k.shared_bytes() > device.shared_max)
     k.tile_j -= 8;
   if (k.shared_bytes() > device.shared_max) return false;
-  k.out = output_access<float, Index>(call.outputs);
-  const int blocks_per_sm =
-      cuda_blocks_per_multiprocessor(space, kernel, Kernel::block, k.shared_bytes());
-  const std::size_t resident = static_cast<std::size_t>(blocks_per_sm) * device.multiprocessors;
+  k.out                      = output_access<float, Index>(call.outputs);
+  const std::size_t resident = cuda_resident_blocks(space, kernel, Kernel::block, k.shared_bytes());
   const std::size_t league =
       schedule<Kokkos::Cuda>(call.options, call.shape, NoSparsity{}, resident, k);
   if (league == 0) return true;

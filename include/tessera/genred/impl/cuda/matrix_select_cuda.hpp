@@ -508,9 +508,8 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
   kn.cands   = k + CudaTuning::matrix_select_margin;
   if (kn.shared_bytes() > device.shared_max) return false;
   const auto kernel = &matrix_select_candidates_cuda<Kernel>;
-  const int blocks_per_sm =
-      cuda_blocks_per_multiprocessor(space, kernel, Kernel::block, kn.shared_bytes());
-  const std::size_t resident = static_cast<std::size_t>(blocks_per_sm) * device.multiprocessors;
+  const std::size_t resident =
+      cuda_resident_blocks(space, kernel, Kernel::block, kn.shared_bytes());
   const std::size_t league =
       schedule<Kokkos::Cuda>(call.options, call.shape, NoSparsity{}, resident, kn);
   if (league == 0) return true;

@@ -209,14 +209,11 @@ bool launch_matrix_sum_parts(const Kokkos::Cuda& space, const Call& call, const 
   const auto kernel = &matrix_sum_cuda<Kernel>;
 
   Kernel k{call.formula, red, call.jvars};
-  k.n_outer                    = call.template n_outer<true>();
-  k.n_inner                    = call.template n_inner<true>();
-  k.tile_j                     = Kernel::BN;
-  k.out                        = output_access<float, Index>(call.outputs);
-  const CudaDeviceFacts device = cuda_device_facts(space);
-  const int blocks_per_sm =
-      cuda_blocks_per_multiprocessor(space, kernel, Kernel::block, k.shared_bytes());
-  const std::size_t resident = static_cast<std::size_t>(blocks_per_sm) * device.multiprocessors;
+  k.n_outer                  = call.template n_outer<true>();
+  k.n_inner                  = call.template n_inner<true>();
+  k.tile_j                   = Kernel::BN;
+  k.out                      = output_access<float, Index>(call.outputs);
+  const std::size_t resident = cuda_resident_blocks(space, kernel, Kernel::block, k.shared_bytes());
   const std::size_t league =
       schedule<Kokkos::Cuda>(call.options, call.shape, NoSparsity{}, resident, k);
   if (league == 0) return true;

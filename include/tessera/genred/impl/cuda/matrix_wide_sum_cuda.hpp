@@ -523,9 +523,7 @@ bool launch_matrix_wide_sum_parts(const Kokkos::Cuda& space, const Call& call, c
   k.out                        = output_access<float, Index>(call.outputs);
   const CudaDeviceFacts device = cuda_device_facts(space);
   if (k.shared_bytes() > device.shared_max) return false;
-  const int blocks_per_sm =
-      cuda_blocks_per_multiprocessor(space, kernel, Kernel::block, k.shared_bytes());
-  const std::size_t resident = static_cast<std::size_t>(blocks_per_sm) * device.multiprocessors;
+  const std::size_t resident = cuda_resident_blocks(space, kernel, Kernel::block, k.shared_bytes());
   const std::size_t league   = schedule<Kokkos::Cuda>(
       call.options, call.shape, NoSparsity{}, resident > Kernel::CB ? resident / Kernel::CB : 1, k);
   if (league == 0) return true;
