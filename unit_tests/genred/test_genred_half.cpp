@@ -172,6 +172,67 @@ TYPED_TEST(GenredHalf, BhalfInputsComputedInFloat) {
 }
 #endif
 
+/// Points stored as S with 64 weights stored as SW, Distance::matrix (on CUDA the wide-weights
+/// tensor-core kernel: one product in the points' type, then P' and the weights in FP16 parts):
+/// several tiles of either engine (257 outer rows, 1031 inner), D = 128 (two 64-wide k-steps),
+/// centred points, both MatrixPrecision modes. Split keeps the matrix path's float contract
+/// (1e-4, docs/genred.md); fast rounds P' and float weights to FP16 once (11 bits): 2e-3.
+template <class Space, class S, class SW>
+void check_wide_weights_16bit() {
+  constexpr int D = 128, W = 64, m = 257, n = 1031;
+  const double sigma = 0.25 * std::sqrt(static_cast<double>(D));
+  const tessera::GaussianKernel<D, W, tessera::Distance::matrix> kernel(sigma);
+  const Points<S, Space> x(m, D, -0.5, 0.5, 41), y(n, D, -0.5, 0.5, 42);
+  const Points<SW, Space> b(n, W, 0.5, 1.5, 43);
+  const auto f = [&](int i, int j, double* out) {
+    const double k = std::exp(-squared_distance(x.row(i, D), y.row(j, D), D) / (2 * sigma * sigma));
+    for (int c = 0; c < W; ++c)
+      out[c] = k * b.row(j, W)[c];
+  };
+  for (const tessera::MatrixPrecision p :
+       {tessera::MatrixPrecision::split, tessera::MatrixPrecision::fast}) {
+    tessera::GenredOptions options = tessera_test::test_options();
+    options.matrix_precision       = p;
+    const bool split               = p == tessera::MatrixPrecision::split;
+    check_formula<Space, float>(tessera::Sum{}, kernel, tessera::Params<>{},
+                                tessera::i_vars(x.view), tessera::j_vars(y.view, b.view), m, n, W,
+                                f, split ? "wide weights, split" : "wide weights, fast", options,
+                                split ? 1e-4 : 2e-3);
+  }
+#if defined(TESSERA_ENABLE_CUDA_KERNELS)
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
+    // the tensor-core kernel took the call: its fast kernel values, rounded to FP16, give other
+    // sums than the portable kernel's float ones (which run wherever a kernel declines)
+    std::vector<double> sums[2];
+    for (const tessera::Implementation impl :
+         {tessera::Implementation::automatic, tessera::Implementation::portable}) {
+      tessera::GenredOptions options = tessera_test::test_options();
+      options.matrix_precision       = tessera::MatrixPrecision::fast;
+      options.implementation         = impl;
+      Kokkos::View<float**, Kokkos::CudaSpace> out("out", m, W);
+      tessera::genred(Space{}, tessera::Sum{}, kernel, tessera::i_vars(x.view),
+                      tessera::j_vars(y.view, b.view), out, options);
+      sums[impl == tessera::Implementation::portable] = tessera_test::host_values(out);
+    }
+    EXPECT_NE(sums[0], sums[1]) << "the portable kernel ran the call: the tensor cores declined";
+  }
+#endif
+}
+
+TYPED_TEST(GenredHalf, WideWeightsOfHalfPoints) {
+  using H = Kokkos::Experimental::half_t;
+  check_wide_weights_16bit<TypeParam, H, H>();
+  check_wide_weights_16bit<TypeParam, H, float>();
+}
+
+#if defined(TESSERA_HAS_BHALF_T)
+TYPED_TEST(GenredHalf, WideWeightsOfBhalfPoints) {
+  using B = Kokkos::Experimental::bhalf_t;
+  check_wide_weights_16bit<TypeParam, B, B>();
+  check_wide_weights_16bit<TypeParam, B, float>();
+}
+#endif
+
 // float points beside double weights or a double output compute in double: the results match
 // the double reference to double precision (a float computation would miss by about 1e-7).
 TYPED_TEST(GenredHalf, FloatStorageDoubleCompute) {

@@ -437,6 +437,9 @@ struct CudaTuning : GpuTuning {
   static constexpr int matrix_wide_sum_min_weights   = 16;
   static constexpr int matrix_wide_sum_block_columns = 64;
   static constexpr int matrix_wide_sum_warp_columns  = 32;
+  /// Pipeline stages of the wide-weights kernel on the Hopper engine (its shared memory also
+  /// holds a tile's weights: four stages do not fit beside them).
+  static constexpr int matrix_wide_sum_sm90_stages = 3;
   /// The largest k the tensor-core selections take (each thread keeps, for each of its outer
   /// rows, a list of k + matrix_select_margin candidates in shared memory).
   static constexpr int matrix_select_max_k = 16;

@@ -1,38 +1,51 @@
 // The streamed tensor-core path of radial-kernel sums with wide weights: Sum reductions of a
 // RadialKernel with Distance::matrix and a bounded profile (unit_bounded_profile), a_i =
-// sum_j k(|x_i - y_j|^2) b_j, float Views, over j, dense, any D, weights of static width
-// W >= CudaTuning::matrix_wide_sum_min_weights. With W that wide, the weights' product is a
-// second matrix product, as in fused attention kernels (FlashAttention-2: T. Dao, "Faster
-// Attention with Better Parallelism and Work Partitioning", 2023, arXiv:2307.08691):
-//   A = P B  with  P[i][j] = k(s |x_i - y_j|^2)  (a 128 x 128 tile, never stored)
-// and B the tile's 128 x W weights.
+// sum_j k(|x_i - y_j|^2) b_j, computed in float from float, half_t or bhalf_t Views, over j,
+// dense, any D, weights of static width W >= CudaTuning::matrix_wide_sum_min_weights. With W that
+// wide, the weights' product is a second matrix product, as in fused attention kernels
+// (FlashAttention-2: T. Dao, "Faster Attention with Better Parallelism and Work Partitioning",
+// 2023, arXiv:2307.08691):
+//   A = P B  with  P[i][j] = k(s |x_i - y_j|^2)  (a tile of the engine, never stored)
+// and B the tile's weights.
 //
-// 1. The rows are prepared once per call as for the narrow sums (matrix_operands.hpp), and so
-//    are the weights (prepare_weight_fragments_cuda): each column c scaled by 2^q_c, which
-//    brings its largest magnitude to [2^13, 2^14) (as the rows: mma.hpp fp16_row_shift), split
-//    into FP16 parts hi + lo (hi only with MatrixPrecision::fast), and stored in the order of
+// 1. The rows are prepared once per call as for the narrow sums (matrix_operands.hpp: one
+//    product in the points' own type for half_t or bhalf_t points, else FP16 parts of the float
+//    values, split unless MatrixPrecision::fast), and so are the weights
+//    (prepare_weight_fragments_cuda): each column c scaled by 2^q_c, which brings its largest
+//    magnitude to [2^13, 2^14) (as the rows: mma.hpp fp16_row_shift), split into FP16 parts
+//    hi + lo (hi only with MatrixPrecision::fast, and for half_t or bhalf_t weights, which FP16
+//    holds exactly once scaled, to 2^-38 of the column's largest), and stored in the order of
 //    the m16n8k16 B fragments (below), so that each lane fetches its fragment of a 16 x 8 block
 //    with one 16-byte (8-byte) load; rows past N are zero.
-// 2. The tile engine (matrix_tiles.hpp) computes each 128 x 128 tile of dot products; the
-//    epilogue turns each into s r^2 as the narrow sum does, evaluates P' = 2^14 k (in place in
-//    the accumulators; 0 for inner rows past the block's range, which the weights' padding
-//    and the 2D scheme's chunks need), splits P' into FP16 hi + lo and packs it as A fragments.
+// 2. The tile engine (WideSumTiles: Hopper's 128 x 256 tiles for one product per element pair
+//    in builds for sm_90a, else the mma.sync engine's 128 x 128) computes each tile of dot
+//    products; the epilogue turns each into s r^2 as the narrow sum does (the tile's s |y_j|^2
+//    and 2^-p_j from shared memory: TileColumns), evaluates P' = 2^14 k (in place in the
+//    accumulators; 0 for inner rows past the block's range, which the weights' padding and the
+//    2D scheme's chunks need), splits P' into FP16 hi + lo (hi alone when fast) and packs it as
+//    A fragments.
 //    Register reuse (FlashAttention-2): the m16n8 accumulator layout of two adjacent n8 tiles
 //    is the m16k16 A fragment layout. With g = lane / 4, t = lane % 4, the engine's tile
 //    (mt, nt) holds at q = 0..3 the pair (row g + 8 (q / 2), column 2t + q % 2); the A fragment
-//    of k-slab ks (columns 16 ks .. 16 ks + 15 of the warp's 64) is
+//    of k-slab ks (columns 16 ks .. 16 ks + 15 of the warp's) is
 //      a[0] = (P[mt][2ks][0],   P[mt][2ks][1])    rows g,     k 2t, 2t + 1
 //      a[1] = (P[mt][2ks][2],   P[mt][2ks][3])    rows g + 8, k 2t, 2t + 1
 //      a[2] = (P[mt][2ks+1][0], P[mt][2ks+1][1])  rows g,     k 2t + 8, 2t + 9
 //      a[3] = (P[mt][2ks+1][2], P[mt][2ks+1][3])  rows g + 8, k 2t + 8, 2t + 9
 //    (low half of each half2 = lower k), and the B fragment of 16 inner rows x 8 columns is
 //      b[0] = (B[2t][g], B[2t + 1][g]),  b[1] = (B[2t + 8][g], B[2t + 9][g]).
-//    The products P_lo B_hi + P_hi B_lo + P_hi B_hi (P_hi B_hi alone when fast) of each 8-column
-//    tile of weights start from zero in each 128-row tile (the matrix units may truncate their
-//    additions: this bounds that bias by the tile's own sum) and are added to the running sums
-//    in float (direct summation across tiles; the reducer's Summation mode applies to the
+//    The products P_lo B_hi + P_hi B_lo + P_hi B_hi (the terms of parts that exist) of each
+//    8-column tile of weights start from zero in each 128-row tile (the matrix units may truncate
+//    their additions: this bounds that bias by the tile's own sum) and are added to the running
+//    sums in float (direct summation across tiles; the reducer's Summation mode applies to the
 //    combination of the 2D scheme's chunks).
-// 3. Warps. The engine's 4 warps form 2 x 2 (wm, wn); warp (wm, wn) holds P for outer rows
+// 3. Warps. Hopper engine: each of the 8 warps holds P for 16 outer rows and all 256 inner rows
+//    of the tile, so it multiplies by all WB columns of the tile's weights, which the block
+//    stages in shared memory (one cp.async group per tile, started as the tile's epilogue
+//    begins; 32 KiB at WB = 64 in one part), k-slab by k-slab, each slab's A fragments packed
+//    just before use: the running sums take 16 x WB floats per warp (32 registers per lane at
+//    WB = 64) beside the engine's 128 accumulators. mma.sync engine: the 4 warps form 2 x 2
+//    (wm, wn); warp (wm, wn) holds P for outer rows
 //    64 wm .. 64 wm + 63 and inner rows 64 wn .. 64 wn + 63 of the tile. A block computes WB
 //    weight columns (W rounded up to 16, at most CudaTuning::matrix_wide_sum_block_columns;
 //    wider weights take several blocks per row tile, each recomputing the tile's P). When WB
@@ -49,15 +62,17 @@
 // Memory: the operand panels of matrix_operands.hpp plus the weights panel, (batch N_pad
 // WP) 4 bytes (2 when fast), WP = W rounded up to the block columns, and (batch WP) ints of
 // column maxima; released on the stream after the call. Shared memory per block: the engine's
-// pipeline (or the final sums, 128 x (WB + 1) floats, if larger), the exchange buffers (16 KiB
-// when the columns are split) and 1 KiB of row constants.
+// pipeline (or the final sums, 128 x (WB + 1) floats, if larger; Hopper engine:
+// CudaTuning::matrix_wide_sum_sm90_stages stages), the exchange buffers (16 KiB when the columns
+// are split) or the staged weights (Hopper engine), two tiles' column records and 1 KiB of row
+// constants.
 #pragma once
 
 #include <tessera/core/tiling.hpp>
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
+#include <tessera/genred/impl/cuda/matrix_engine.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
-#include <tessera/genred/impl/cuda/matrix_tiles.hpp>
 #include <tessera/genred/impl/cuda/mma.hpp>
 #include <tessera/genred/impl/cuda/tiled_reduce_cuda.hpp>
 #include <tessera/genred/impl/output_access.hpp>
@@ -83,8 +98,8 @@ inline constexpr bool unit_bounded_profile =
     std::is_same_v<Profile, CauchyProfile> || std::is_same_v<Profile, InverseMultiquadricProfile> ||
     std::is_same_v<Profile, Matern32Profile>;
 
-/// True for the calls the wide-weights kernel runs (see the file comment). Calls whose Views
-/// hold another type than float are the caller's to exclude.
+/// True for the calls the wide-weights kernel runs (see the file comment), whatever their Views
+/// hold (float, half_t, bhalf_t: the kernel converts as it prepares its operands).
 template <class T, class Formula, class Red, bool OuterIsI, bool Sparse>
 inline constexpr bool matrix_wide_sum_call = false;
 template <class Profile, int D, int W, int FD, Summation S>
@@ -241,45 +256,75 @@ __device__ __forceinline__ void pair_barrier(int pair) {
   }
 }
 
-template <class Profile, int D, int W, class Red, class Out, int Parts>
+/// The engine of the wide-weights kernel: Hopper's (its warps hold whole rows of a tile, so no
+/// exchange between warps) for one product per element pair in builds for sm_90a, else the
+/// mma.sync engine's 2 x 2 warps.
+template <class E, int Parts, int BK>
+using WideSumTiles =
+    std::conditional_t<cuda_sm90a_build && Parts == 1,
+                       MatrixTilesSm90<E, 1, BK, CudaTuning::matrix_wide_sum_sm90_stages>,
+                       MatrixTiles<E, Parts, BK>>;
+
+/// The wide-weights kernel: the engine's Parts products of 16-bit type E for the dot products,
+/// then P' in PParts FP16 parts (2: hi + lo) times the weights in WParts FP16 parts, the
+/// products p_hi w_hi, p_lo w_hi (PParts = 2) and p_hi w_lo (WParts = 2).
+template <class Profile, int D, int W, class Red, class Out, class E, int Parts, int PParts,
+          int WParts>
 struct MatrixWideSumReduce {
   using scalar_type  = float;
   using reducer_type = Red;
   using Formula      = RadialKernel<Profile, D, W, Distance::matrix>;
-  using Tiles        = MatrixTiles<__half, Parts, matrix_tile_k_step(D)>;
+  using Tiles        = WideSumTiles<E, Parts, matrix_tile_k_step(D)>;
   using Columns      = WideSumColumns<W>;
   /// A lane's part of one 16 x 8 block of weights (see prepare_weight_fragments_cuda).
-  using Frag = std::conditional_t<Parts == 3, uint4, uint2>;
+  using Frag = std::conditional_t<WParts == 2, uint4, uint2>;
+  /// A tile's column records: s |y_j|^2 and 2^-p_j.
+  using Records = TileColumns<Tiles, 2>;
 
   static constexpr bool outer_is_i = true;
   static constexpr bool is_sparse  = false;
   static constexpr int MT = Tiles::MT, NT = Tiles::NT, BM = Tiles::BM, BN = Tiles::BN;
   static constexpr int WM = Tiles::WM, WN = Tiles::WN;
   static constexpr int block      = Tiles::block;
-  static constexpr int min_blocks = CudaTuning::matrix_tile_min_blocks;
+  static constexpr int min_blocks = Tiles::min_blocks;
   static constexpr int KS         = NT / 2;           ///< k-slabs of a warp's inner rows
   static constexpr int WB         = Columns::block;   ///< weight columns of a block
   static constexpr int CB         = Columns::blocks;  ///< blocks per row tile
-  static constexpr bool split     = Columns::split;
-  static constexpr int OT         = (split ? WB / 2 : WB) / 8;  ///< a warp's 8-column tiles
-  static constexpr int WBP        = WB + 1;  ///< row stride of the final sums (odd: no conflicts)
-  static constexpr int LT         = Parts == 3 ? MT : 1;  ///< m-tiles of P's low parts
+  /// Whether the two column warps of a row pair split the block's columns (mma.sync engine).
+  static constexpr bool split = Columns::split && WN == 2;
+  /// Whether a tile's weights and column records are staged in shared memory: with one column
+  /// warp, every warp multiplies by all of the weights (Hopper engine); two column warps read
+  /// theirs, and the columns' s |y_j|^2 and 2^-p_j, through L1 (staged records cost that
+  /// kernel 40% at D = 128, W = 64, 0.12e12 against 0.21e12 pairs/s on the H100, and gained 9%
+  /// at D = 64, W = 16, 0.52e12 against 0.48e12).
+  static constexpr bool staged = WN == 1;
+  static constexpr int OT      = (split ? WB / 2 : WB) / 8;  ///< a warp's 8-column tiles
+  static constexpr int WBP     = WB + 1;  ///< row stride of the final sums (odd: no conflicts)
+  static constexpr int LT      = PParts == 2 ? MT : 1;  ///< m-tiles of P's low parts
   /// A warp's A fragments of P' (high parts) for its MT m-tiles and KS k-slabs.
   using HiFrags = std::uint32_t[MT][KS][4];
-  /// The low parts (split products only).
+  /// The low parts (PParts = 2 only).
   using LoFrags = std::uint32_t[LT][KS][4];
-  static_assert(WN == 2 && WM == 2, "two pairs of column warps (pair_barrier)");
+  static_assert(WN == 1 || (WN == 2 && WM == 2), "one column warp, or two pairs (pair_barrier)");
   static_assert(NT % 2 == 0, "P's A fragments take two n8 tiles");
+  static_assert(PParts >= 1 && PParts <= 2 && WParts >= 1 && WParts <= 2, "one or two parts");
   static_assert(CudaTuning::genred_2d_chunk_granularity % 16 == 0,
                 "chunks of the 2D scheme start on a 16-row slab of the weights panel");
 
-  // Shared memory: [pipeline | final sums] [exchange buffers] [row constants]
+  // Shared memory: [pipeline | final sums] [exchange buffers] [staged weights] [column records]
+  // [row constants]
   static constexpr std::size_t sums_bytes = static_cast<std::size_t>(BM) * WBP * sizeof(float);
   static constexpr std::size_t exchange_offset =
-      Tiles::shared_bytes > sums_bytes ? Tiles::shared_bytes : sums_bytes;
+      ((Tiles::shared_bytes > sums_bytes ? Tiles::shared_bytes : sums_bytes) + 15) / 16 * 16;
   static constexpr std::size_t exchange_bytes =
       split ? static_cast<std::size_t>(2) * WM * WN * MT * 32 * sizeof(float4) : 0;
-  static constexpr std::size_t rows_offset = exchange_offset + exchange_bytes;
+  static constexpr std::size_t staged_offset = exchange_offset + exchange_bytes;
+  /// 16-byte chunks of one 16-row slab of the block's weights.
+  static constexpr int slab_chunks = WB / 8 * 32 * static_cast<int>(sizeof(Frag)) / 16;
+  static constexpr std::size_t staged_bytes =
+      staged ? static_cast<std::size_t>(BN / 16) * slab_chunks * 16 : 0;
+  static constexpr std::size_t records_offset = staged_offset + staged_bytes;
+  static constexpr std::size_t rows_offset    = records_offset + (staged ? Records::bytes : 0);
 
   Formula formula;
   Red red;
@@ -295,8 +340,38 @@ struct MatrixWideSumReduce {
   /// Dynamic shared memory of a block (see the layout above).
   std::size_t shared_bytes() const { return rows_offset + 2 * BM * sizeof(float); }
 
+  /// x += P' times one 16 x 8 block of weights f: P's high (ah) and low (al) A fragments.
+  __device__ __forceinline__ static void products(float (&x)[4], const std::uint32_t (&ah)[4],
+                                                  const std::uint32_t (&al)[4], const Frag& f) {
+    const std::uint32_t bh[2] = {f.x, f.y};
+    if constexpr (PParts == 2) mma_fp16(x, al, bh);
+    if constexpr (WParts == 2) {
+      const std::uint32_t bl[2] = {f.z, f.w};
+      mma_fp16(x, ah, bl);
+    }
+    mma_fp16(x, ah, bh);
+  }
+
+  /// The A fragments of k-slab ks of m-tile mt of P' (see the file comment): FP16 high parts
+  /// into ah and, with PParts = 2, the remainders into al.
+  __device__ __forceinline__ static void p_fragments(const typename Tiles::Acc& d, int mt, int ks,
+                                                     std::uint32_t (&ah)[4],
+                                                     std::uint32_t (&al)[4]) {
+    TESSERA_UNROLL_FULL
+    for (int a = 0; a < 4; ++a) {
+      const float* v  = d[mt][2 * ks + (a >> 1)] + 2 * (a & 1);
+      const __half2 h = __floats2half2_rn(v[0], v[1]);
+      ah[a]           = *reinterpret_cast<const std::uint32_t*>(&h);
+      if constexpr (PParts == 2) {
+        const __half2 l = __floats2half2_rn(v[0] - __low2float(h), v[1] - __high2float(h));
+        al[a]           = *reinterpret_cast<const std::uint32_t*>(&l);
+      }
+    }
+  }
+
   /// x[mt] = the warp's P (A fragments ah, al) times the weights of panel column tile ct for
-  /// its 64 inner rows, whose first 16-row slab is `slab0`, started from zero.
+  /// its 64 inner rows, whose first 16-row slab is `slab0`, started from zero (two column warps:
+  /// the weights read from L2).
   __device__ __forceinline__ void tile_product(float (&x)[MT][4], const HiFrags& ah,
                                                const LoFrags& al, int b, int slab0, int ct,
                                                int lane) const {
@@ -311,18 +386,26 @@ struct MatrixWideSumReduce {
         weights + ((static_cast<std::size_t>(b) * slabs + slab0) * CT + ct) * 32 + lane;
     TESSERA_UNROLL_FULL
     for (int ks = 0; ks < KS; ++ks) {
-      const Frag f              = __ldg(src + static_cast<std::size_t>(ks) * CT * 32);
-      const std::uint32_t bh[2] = {f.x, f.y};
+      const Frag f = __ldg(src + static_cast<std::size_t>(ks) * CT * 32);
       TESSERA_UNROLL_FULL
-      for (int mt = 0; mt < MT; ++mt) {
-        if constexpr (Parts == 3) {
-          const std::uint32_t bl[2] = {f.z, f.w};
-          mma_fp16(x[mt], al[mt][ks], bh);
-          mma_fp16(x[mt], ah[mt][ks], bl);
-        }
-        mma_fp16(x[mt], ah[mt][ks], bh);
-      }
+      for (int mt = 0; mt < MT; ++mt)
+        products(x[mt], ah[mt][ks], al[PParts == 2 ? mt : 0][ks], f);
     }
+  }
+
+  /// Starts copying the weights of the tile at inner row j0 (its BN / 16 slabs, the block's
+  /// WB columns from column block cb) to shared memory, slab by slab in fragment order, as one
+  /// cp.async group.
+  __device__ __forceinline__ void stage_weights(char* dst, int b, int j0, int cb) const {
+    constexpr int CT = Columns::panel / 8;
+    const char* src  = reinterpret_cast<const char*>(
+        weights + ((static_cast<std::size_t>(b) * slabs + j0 / 16) * CT + cb * (WB / 8)) * 32);
+    for (int e = static_cast<int>(threadIdx.x); e < BN / 16 * slab_chunks; e += block) {
+      const int s = e / slab_chunks, c = e % slab_chunks;
+      cp_async_16(dst + 16 * e,
+                  src + static_cast<std::size_t>(s) * CT * 32 * sizeof(Frag) + 16 * c);
+    }
+    cp_async_commit();
   }
 
   /// Lane `lane`'s slot, MT float4 at a stride of 32, in the exchange buffer of round r written
@@ -353,8 +436,8 @@ struct MatrixWideSumReduce {
       row_factor[r]         = c2 * tiles.a.factor[row];
     }
 
-    // running sums: tile (mt, r) holds rows 64 wm + 16 mt + g + 8 (q / 2) and block columns
-    // own0 + 8 r + 2t + q % 2
+    // running sums: tile (mt, r) holds rows (BM / WM) wm + 16 mt + g + 8 (q / 2) and block
+    // columns own0 + 8 r + 2t + q % 2
     const int own0 = split ? wn * (WB / 2) : 0;
     float acc[MT][OT][4];
     TESSERA_UNROLL_FULL
@@ -368,93 +451,145 @@ struct MatrixWideSumReduce {
     }
     const int j_begin = tile.chunk * chunk_rows;
     const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
+    Records records{reinterpret_cast<float*>(shared + records_offset), j_begin};
+    const auto record = [&](int j, float* rec) {
+      const std::size_t r = tiles.b.row(b, j);
+      rec[0]              = tiles.b.norm[r];
+      rec[1]              = tiles.b.factor[r];
+    };
+    if constexpr (staged) {
+      records.load(j_begin, record);
+      records.store(j_begin);  // visible after the engine's first barrier
+    }
     tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
-      // P' = 2^14 k(s r^2), in place
-      float ni[MT][2], fi[MT][2];
-      TESSERA_UNROLL_FULL
-      for (int mt = 0; mt < MT; ++mt) {
-        TESSERA_UNROLL_FULL
-        for (int h = 0; h < 2; ++h) {
-          const int r = wm * (BM / WM) + 16 * mt + g + 8 * h;
-          ni[mt][h]   = row_norm[r];
-          fi[mt][h]   = row_factor[r];
-        }
-      }
-      TESSERA_UNROLL_FULL
-      for (int nt = 0; nt < NT; ++nt) {
-        float nj[2], fj[2];
-        bool real[2];
-        TESSERA_UNROLL_FULL
-        for (int e = 0; e < 2; ++e) {
-          const int j         = j0 + wn * (BN / WN) + 8 * nt + 2 * t + e;
-          const std::size_t r = tiles.b.row(b, j);
-          nj[e]               = tiles.b.norm[r];
-          fj[e]               = tiles.b.factor[r];
-          real[e]             = j < j_end;
-        }
+      if constexpr (staged) stage_weights(shared + staged_offset, b, j0, cb);
+      // P' = 2^14 k(s r^2), in place; 0 past j_end
+      const auto kernel_values = [&] {
+        float ni[MT][2], fi[MT][2];
         TESSERA_UNROLL_FULL
         for (int mt = 0; mt < MT; ++mt) {
           TESSERA_UNROLL_FULL
-          for (int q = 0; q < 4; ++q) {
-            const int h = q >> 1, e = q & 1;
-            const float u = fmaf(d[mt][nt][q] * fi[mt][h], fj[e], ni[mt][h] + nj[e]);
-            d[mt][nt][q]  = real[e] ? formula.profile.shape(u) * p_scale : 0.0f;
+          for (int h = 0; h < 2; ++h) {
+            const int r = wm * (BM / WM) + 16 * mt + g + 8 * h;
+            ni[mt][h]   = row_norm[r];
+            fi[mt][h]   = row_factor[r];
           }
         }
-      }
-      // A fragments of P' (see the file comment), FP16 hi and lo parts
-      HiFrags ah;
-      LoFrags al;
-      TESSERA_UNROLL_FULL
-      for (int mt = 0; mt < MT; ++mt) {
         TESSERA_UNROLL_FULL
-        for (int ks = 0; ks < KS; ++ks) {
+        for (int nt = 0; nt < NT; ++nt) {
           TESSERA_UNROLL_FULL
-          for (int a = 0; a < 4; ++a) {
-            const float* v  = d[mt][2 * ks + (a >> 1)] + 2 * (a & 1);
-            const __half2 h = __floats2half2_rn(v[0], v[1]);
-            ah[mt][ks][a]   = *reinterpret_cast<const std::uint32_t*>(&h);
-            if constexpr (Parts == 3) {
-              const __half2 l = __floats2half2_rn(v[0] - __low2float(h), v[1] - __high2float(h));
-              al[mt][ks][a]   = *reinterpret_cast<const std::uint32_t*>(&l);
+          for (int e = 0; e < 2; ++e) {
+            const int c = wn * (BN / WN) + 8 * nt + 2 * t + e;
+            float col[2];
+            if constexpr (staged) {
+              col[0] = records.record(j0, c)[0];
+              col[1] = records.record(j0, c)[1];
+            } else {
+              record(j0 + c, col);
+            }
+            const float nj = col[0], fj = col[1];
+            const bool real = j0 + c < j_end;
+            TESSERA_UNROLL_FULL
+            for (int mt = 0; mt < MT; ++mt) {
+              TESSERA_UNROLL_FULL
+              for (int h = 0; h < 2; ++h) {
+                float& v      = d[mt][nt][2 * h + e];
+                const float u = fmaf(v * fi[mt][h], fj, ni[mt][h] + nj);
+                v             = real ? formula.profile.shape(u) * p_scale : 0.0f;
+              }
             }
           }
         }
+      };
+      if constexpr (staged) {
+        records.epilogue(j0, j_end, record, kernel_values);
+      } else {
+        kernel_values();
       }
-      // times the weights, one 8-column tile at a time
-      const int slab0 = (j0 + wn * (BN / WN)) / 16;
-      const int ct0   = cb * (WB / 8);
-      TESSERA_UNROLL_FULL
-      for (int r = 0; r < OT; ++r) {
-        float x[MT][4];
-        if constexpr (split) {
-          // the partner's tile r over this warp's inner rows
-          tile_product(x, ah, al, b, slab0, ct0 + (1 - wn) * OT + r, lane);
-          float4* mine = exchange_slot(shared, r, wm, wn, lane);
-          TESSERA_UNROLL_FULL
-          for (int mt = 0; mt < MT; ++mt)
-            mine[mt * 32] = make_float4(x[mt][0], x[mt][1], x[mt][2], x[mt][3]);
-        }
-        tile_product(x, ah, al, b, slab0, ct0 + own0 / 8 + r, lane);
+      if constexpr (staged) {
+        // every warp's P times all of the tile's staged weights, k-slab by k-slab
+        cp_async_wait<0>();
+        __syncthreads();  // the tile's weights have landed
+        const Frag* ws = reinterpret_cast<const Frag*>(shared + staged_offset) + lane;
+        float x[MT][OT][4];
         TESSERA_UNROLL_FULL
         for (int mt = 0; mt < MT; ++mt) {
           TESSERA_UNROLL_FULL
-          for (int q = 0; q < 4; ++q)
-            acc[mt][r][q] += x[mt][q];
+          for (int r = 0; r < OT; ++r) {
+            TESSERA_UNROLL_FULL
+            for (int q = 0; q < 4; ++q)
+              x[mt][r][q] = 0.0f;
+          }
         }
-        if constexpr (split) {
-          pair_barrier(wm);  // the pair's slots of round r are written
-          const float4* other = exchange_slot(shared, r, wm, 1 - wn, lane);
+        TESSERA_UNROLL_FULL
+        for (int ks = 0; ks < KS; ++ks) {
+          std::uint32_t ah[MT][4], al[LT][4];
+          TESSERA_UNROLL_FULL
+          for (int mt = 0; mt < MT; ++mt)
+            p_fragments(d, mt, ks, ah[mt], al[PParts == 2 ? mt : 0]);
+          TESSERA_UNROLL_FULL
+          for (int r = 0; r < OT; ++r) {
+            const Frag f = ws[(ks * (WB / 8) + r) * 32];
+            TESSERA_UNROLL_FULL
+            for (int mt = 0; mt < MT; ++mt)
+              products(x[mt][r], ah[mt], al[PParts == 2 ? mt : 0], f);
+          }
+        }
+        TESSERA_UNROLL_FULL
+        for (int mt = 0; mt < MT; ++mt) {
+          TESSERA_UNROLL_FULL
+          for (int r = 0; r < OT; ++r) {
+            TESSERA_UNROLL_FULL
+            for (int q = 0; q < 4; ++q)
+              acc[mt][r][q] += x[mt][r][q];
+          }
+        }
+        // the staged weights are next overwritten in the next tile's epilogue, after the
+        // engine's barrier of its first step: every warp has read them by then
+      } else {
+        HiFrags ah;
+        LoFrags al;
+        TESSERA_UNROLL_FULL
+        for (int mt = 0; mt < MT; ++mt) {
+          TESSERA_UNROLL_FULL
+          for (int ks = 0; ks < KS; ++ks)
+            p_fragments(d, mt, ks, ah[mt][ks], al[PParts == 2 ? mt : 0][ks]);
+        }
+        // times the weights, one 8-column tile at a time
+        const int slab0 = (j0 + wn * (BN / WN)) / 16;
+        const int ct0   = cb * (WB / 8);
+        TESSERA_UNROLL_FULL
+        for (int r = 0; r < OT; ++r) {
+          float x[MT][4];
+          if constexpr (split) {
+            // the partner's tile r over this warp's inner rows
+            tile_product(x, ah, al, b, slab0, ct0 + (1 - wn) * OT + r, lane);
+            float4* mine = exchange_slot(shared, r, wm, wn, lane);
+            TESSERA_UNROLL_FULL
+            for (int mt = 0; mt < MT; ++mt)
+              mine[mt * 32] = make_float4(x[mt][0], x[mt][1], x[mt][2], x[mt][3]);
+          }
+          tile_product(x, ah, al, b, slab0, ct0 + own0 / 8 + r, lane);
           TESSERA_UNROLL_FULL
           for (int mt = 0; mt < MT; ++mt) {
-            const float4 o = other[mt * 32];
-            acc[mt][r][0] += o.x;
-            acc[mt][r][1] += o.y;
-            acc[mt][r][2] += o.z;
-            acc[mt][r][3] += o.w;
+            TESSERA_UNROLL_FULL
+            for (int q = 0; q < 4; ++q)
+              acc[mt][r][q] += x[mt][q];
           }
-          // the slots of round r are next written in round r + 2, after the barrier of round
-          // r + 1 (or of the engine's next step): both warps have read them by then
+          if constexpr (split) {
+            pair_barrier(wm);  // the pair's slots of round r are written
+            const float4* other = exchange_slot(shared, r, wm, 1 - wn, lane);
+            TESSERA_UNROLL_FULL
+            for (int mt = 0; mt < MT; ++mt) {
+              const float4 o = other[mt * 32];
+              acc[mt][r][0] += o.x;
+              acc[mt][r][1] += o.y;
+              acc[mt][r][2] += o.z;
+              acc[mt][r][3] += o.w;
+            }
+            // the slots of round r are next written in round r + 2, after the barrier of round
+            // r + 1 (or of the engine's next step): both warps have read them by then
+          }
         }
       }
     });
@@ -507,13 +642,13 @@ __global__ void __launch_bounds__(Kernel::block, Kernel::min_blocks)
   k.run(static_cast<int>(blockIdx.x), reinterpret_cast<char*>(tessera_matrix_wide_sum_shared));
 }
 
-template <class Call, class Red, int Parts>
-bool launch_matrix_wide_sum_parts(const Kokkos::Cuda& space, const Call& call, const Red& red) {
+template <class Call, class Red, class E, int Parts, int PParts, int WParts>
+bool launch_matrix_wide_sum_products(const Kokkos::Cuda& space, const Call& call, const Red& red) {
   using Index       = typename Call::index_type;
   using Formula     = typename Call::formula_type;
   using Out         = decltype(output_access<float, Index>(call.outputs));
   using Kernel      = MatrixWideSumReduce<typename Formula::profile_type, Formula::dim,
-                                     Formula::weight_dim, Red, Out, Parts>;
+                                     Formula::weight_dim, Red, Out, E, Parts, PParts, WParts>;
   const auto kernel = &matrix_wide_sum_cuda<Kernel>;
 
   Kernel k{call.formula, red};
@@ -532,10 +667,10 @@ bool launch_matrix_wide_sum_parts(const Kokkos::Cuda& space, const Call& call, c
   const cudaStream_t stream = space.cuda_stream();
   const int batch           = static_cast<int>(call.shape.batch);
   const float s             = static_cast<float>(call.formula.profile.scale);
-  const OperandPair<__half> rows(stream, batch, k.n_outer, k.n_inner, Kernel::BM, Kernel::BN,
-                                 Formula::dim, Parts == 3, call.ivars.template accessor<0>(),
-                                 {s, 0.0f, false, nullptr}, call.jvars.template accessor<0>(),
-                                 {s, 0.0f, false, nullptr});
+  const OperandPair<E> rows(stream, batch, k.n_outer, k.n_inner, Kernel::BM, Kernel::BN,
+                            Formula::dim, Parts == 3, call.ivars.template accessor<0>(),
+                            {s, 0.0f, false, nullptr}, call.jvars.template accessor<0>(),
+                            {s, 0.0f, false, nullptr});
   const WeightFragments<typename Kernel::Frag> ws(stream, batch, rows.y.operands().rows_pad,
                                                   Kernel::Columns::panel);
   ws.template prepare<Formula::weight_dim>(call.jvars.template accessor<1>(), k.n_inner);
@@ -552,16 +687,27 @@ bool launch_matrix_wide_sum_parts(const Kokkos::Cuda& space, const Call& call, c
   return true;
 }
 
-/// Runs a matrix_wide_sum_call through the wide-weights tensor-core kernel (split or fast
-/// products, per options.matrix_precision). Returns false, having run nothing, on GPUs of
-/// compute capability below 8.0 or whose blocks cannot hold the kernel's shared memory.
+/// Runs a matrix_wide_sum_call through the wide-weights tensor-core kernel. The dot products
+/// as the narrow sums take them (MatrixElement: one product in the points' own 16-bit type, else
+/// FP16 parts of the float values, split unless options.matrix_precision is fast); P' and the
+/// weights in two FP16 parts each by default (half_t or bhalf_t weights, exact in FP16 once
+/// scaled, in one), in one part each with MatrixPrecision::fast. Returns false, having run
+/// nothing, on GPUs of compute capability below 8.0 or whose blocks cannot hold the kernel's
+/// shared memory.
 template <class Call, class Red>
 bool launch_matrix_wide_sum(const Kokkos::Cuda& space, const Call& call, const Red& red) {
+  using SX             = typename Call::storage_type::i_group::template storage_type<0>;
+  using SY             = typename Call::storage_type::j_group::template storage_type<0>;
+  using SW             = typename Call::storage_type::j_group::template storage_type<1>;
+  using Element        = MatrixElement<SX, SY>;
+  using E              = typename Element::type;
+  constexpr int WSplit = is_half_precision<SW> && !std::is_same_v<SW, float> ? 1 : 2;
   if (cuda_device_facts(space).compute_major < 8) return false;
   if (call.options.matrix_precision == MatrixPrecision::fast) {
-    return launch_matrix_wide_sum_parts<Call, Red, 1>(space, call, red);
+    return launch_matrix_wide_sum_products<Call, Red, E, 1, 1, 1>(space, call, red);
   }
-  return launch_matrix_wide_sum_parts<Call, Red, 3>(space, call, red);
+  return launch_matrix_wide_sum_products < Call, Red, E, Element::native ? 1 : 3, 2,
+         WSplit > (space, call, red);
 }
 
 }  // namespace Impl
