@@ -1,10 +1,11 @@
 // The tensor-core paths of tessera::genred (on CUDA; the expanded evaluation elsewhere) against
 // direct double-precision references: radial-kernel sums with Distance::matrix at dimensions
-// from 33 to 1030 (D not a multiple of the 32-wide k-step), weights of width 0, 1 and 3, every
-// profile, wide weights (16 and 64 columns: the weights' product on the matrix units) at D = 16
-// to 129, sizes 0, 1, primes and more than one 128-row tile, the 1D and 2D schemes, both
-// MatrixPrecision modes. Points are centred, uniform in [-1/2, 1/2)^D, with sigma = sqrt(D) / 4
-// (the bandwidth of the benchmarks: s r^2 of order 1).
+// from 33 to 1030 (D not a multiple of the 32-wide k-step), weights of width 0 (also over i),
+// 1 and 3, every profile, wide weights (16 and 64 columns: the weights' product on the matrix
+// units) at D = 16 to 129, sizes 0, 1, primes and more than one 128-row tile, the 1D and 2D
+// schemes, both MatrixPrecision modes, batches; selections over j and over i. Points are centred,
+// uniform in [-1/2, 1/2)^D, with sigma = sqrt(D) / 4 (the bandwidth of the benchmarks: s r^2 of
+// order 1).
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/genred.hpp>
 
@@ -109,10 +110,11 @@ double relative_sum_error(const H& h, const std::vector<double>& x, const std::v
 }
 
 /// Runs sum_j k(|x_i - y_j|^2) b_j with Distance::matrix on Space and returns the largest
-/// |a - a_ref| / max |a_ref| over the outputs (0 for empty outputs).
+/// |a - a_ref| / max |a_ref| over the outputs (0 for empty outputs). over_i (W = 0): the same
+/// sums as a reduction over i, x as the j-variables and y as the i-variables.
 template <class Space, class Profile, int D, int W>
 double matrix_sum_error(int m, int n, MatrixPrecision precision, tessera::Scheme scheme,
-                        unsigned seed) {
+                        unsigned seed, bool over_i = false) {
   const double sigma = std::sqrt(static_cast<double>(D)) / 4;
   constexpr int FD   = W == 0 ? 1 : W;
   const auto x       = uniform(m, D, -0.5, seed);
@@ -128,8 +130,14 @@ double matrix_sum_error(int m, int n, MatrixPrecision precision, tessera::Scheme
   if (scheme == tessera::Scheme::tiled_2d) options.chunks_2d = 3;
   const tessera::RadialKernel<Profile, D, W, Distance::matrix> kernel(sigma);
   if constexpr (W == 0) {
-    tessera::genred(Space{}, tessera::Sum{}, kernel, tessera::i_vars(xd), tessera::j_vars(yd), out,
-                    options);
+    if (over_i) {
+      options.axis = tessera::Axis::i;
+      tessera::genred(Space{}, tessera::Sum{}, kernel, tessera::i_vars(yd), tessera::j_vars(xd),
+                      out, options);
+    } else {
+      tessera::genred(Space{}, tessera::Sum{}, kernel, tessera::i_vars(xd), tessera::j_vars(yd),
+                      out, options);
+    }
   } else {
     tessera::genred(Space{}, tessera::Sum{}, kernel, tessera::i_vars(xd), tessera::j_vars(yd, bd),
                     out, options);
@@ -156,6 +164,13 @@ void check_matrix_sums(unsigned seed) {
   const double e2 = matrix_sum_error<Space, Profile, D, W>(37, 1031, MatrixPrecision::split,
                                                            tessera::Scheme::tiled_2d, seed + 9);
   EXPECT_LE(e2, 1e-4) << "2D scheme, D = " << D << ", W = " << W;
+  if constexpr (W == 0) {  // over i (on CUDA: the exchanged call, on the tensor cores)
+    for (const tessera::Scheme scheme : {tessera::Scheme::tiled_1d, tessera::Scheme::tiled_2d}) {
+      const double ei = matrix_sum_error<Space, Profile, D, W>(131, 257, MatrixPrecision::split,
+                                                               scheme, seed + 10, true);
+      EXPECT_LE(ei, 1e-4) << "over i, D = " << D;
+    }
+  }
 }
 
 TYPED_TEST(GenredMatrixUnits, GaussianSumsAtAnyDimension) {
@@ -298,6 +313,16 @@ void check_selections(int m, int n, int k, bool adversarial, unsigned seed) {
   check("ArgKMin", k, false, true, vals, idx);
   tessera::genred(space, tessera::KMinArgKMin{k}, f, iv, jv, tessera::outputs(vals, idx));
   check("KMinArgKMin", k, true, true, vals, idx);
+  // over i, y as the i-variables and x as the j-variables: the same rows (on CUDA the
+  // exchanged call, on the tensor cores)
+  tessera::GenredOptions over_i;
+  over_i.axis = tessera::Axis::i;
+  tessera::genred(space, tessera::ArgKMin{k}, f, tessera::i_vars(yd), tessera::j_vars(xd), idx,
+                  over_i);
+  check("ArgKMin over i", k, false, true, vals, idx);
+  tessera::genred(space, tessera::KMinArgKMin{k}, f, tessera::i_vars(yd), tessera::j_vars(xd),
+                  tessera::outputs(vals, idx), over_i);
+  check("KMinArgKMin over i", k, true, true, vals, idx);
 }
 
 TYPED_TEST(GenredMatrixUnits, SquaredDistanceSelectionsAreExact) {
@@ -336,6 +361,88 @@ TYPED_TEST(GenredMatrixUnits, AllEqualPointsGiveTheSmallestIndices) {
   for (int i = 0; i < m; ++i)
     for (int s = 0; s < k; ++s)
       EXPECT_EQ(h(i, s), s) << "row " << i;
+}
+
+// ------------------------------------------------------------------------ batches
+// Batched calls: rank-3 Views of 3 entries whose points are offset by 0.1 e (entry e), so that
+// every entry has its own row scales, weight scales and selection centre; each entry is checked
+// against its own double reference.
+
+/// rows x cols values of each entry e, uniform in [-1/2 + 0.1 e, 1/2 + 0.1 e) (lo_step 0.1) or
+/// [0, 1) (lo_step 0), as a (batch, rows, cols) View, with the host values.
+template <class Space>
+Kokkos::View<float***, Kokkos::LayoutRight, typename Space::memory_space> batched_rows(
+    std::vector<std::vector<double>>& host, int batch, int rows, int cols, double lo0,
+    double lo_step, unsigned seed) {
+  Kokkos::View<float***, Kokkos::LayoutRight, typename Space::memory_space> d("rows", batch, rows,
+                                                                              cols);
+  auto h = Kokkos::create_mirror_view(d);
+  host.resize(batch);
+  for (int e = 0; e < batch; ++e) {
+    host[e] = uniform(rows, cols, lo0 + lo_step * e, seed + 7 * e);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c)
+        h(e, r, c) = static_cast<float>(host[e][static_cast<std::size_t>(r) * cols + c]);
+  }
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+/// Gaussian sums of W weights at dimension D over a batch of 3, Distance::matrix, both
+/// precisions (the tolerances of check_matrix_sums).
+template <class Space, int D, int W>
+void check_batched_sums(unsigned seed) {
+  constexpr int batch = 3, m = 131, n = 257;
+  const double sigma = std::sqrt(static_cast<double>(D)) / 4;
+  std::vector<std::vector<double>> x, y, b;
+  const auto xd = batched_rows<Space>(x, batch, m, D, -0.5, 0.1, seed);
+  const auto yd = batched_rows<Space>(y, batch, n, D, -0.5, 0.1, seed + 1);
+  const auto bd = batched_rows<Space>(b, batch, n, W, 0.0, 0.0, seed + 2);
+  Kokkos::View<float***, Kokkos::LayoutRight, typename Space::memory_space> out("out", batch, m, W);
+  for (const MatrixPrecision p : {MatrixPrecision::split, MatrixPrecision::fast}) {
+    tessera::GenredOptions options;
+    options.matrix_precision = p;
+    tessera::genred(Space{}, tessera::Sum{}, tessera::GaussianKernel<D, W, Distance::matrix>(sigma),
+                    tessera::i_vars(xd), tessera::j_vars(yd, bd), out, options);
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
+    for (int e = 0; e < batch; ++e) {
+      const auto he = Kokkos::subview(h, e, Kokkos::ALL, Kokkos::ALL);
+      EXPECT_LE(relative_sum_error<tessera::GaussianProfile>(he, x[e], y[e], b[e].data(), m, n, D,
+                                                             W, sigma),
+                p == MatrixPrecision::split ? 1e-4 : 2e-2)
+          << "batch entry " << e << ", D = " << D << ", W = " << W << ", precision "
+          << (p == MatrixPrecision::split ? "split" : "fast");
+    }
+  }
+}
+
+TYPED_TEST(GenredMatrixUnits, BatchedSumsAndSelections) {
+  using Space = TypeParam;
+  check_batched_sums<Space, 64, 1>(81);
+  check_batched_sums<Space, 40, 16>(82);
+  // ArgKMin, k = 5, D = 40
+  constexpr int batch = 3, m = 131, n = 257, D = 40, k = 5;
+  std::vector<std::vector<double>> x, y;
+  const auto xd = batched_rows<Space>(x, batch, m, D, -0.5, 0.1, 83);
+  const auto yd = batched_rows<Space>(y, batch, n, D, -0.5, 0.1, 84);
+  Kokkos::View<int***, Kokkos::LayoutRight, typename Space::memory_space> idx("idx", batch, m, k);
+  tessera::genred(Space{}, tessera::ArgKMin{k}, tessera::SquaredDistance<D>{}, tessera::i_vars(xd),
+                  tessera::j_vars(yd), idx);
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, idx);
+  for (int e = 0; e < batch; ++e) {
+    for (int i = 0; i < m; ++i) {
+      std::vector<std::pair<double, int>> ref;
+      for (int j = 0; j < n; ++j)
+        ref.emplace_back(
+            exact_value<tessera::SquaredDistanceOp>(&x[e][static_cast<std::size_t>(i) * D],
+                                                    &y[e][static_cast<std::size_t>(j) * D], D),
+            j);
+      std::sort(ref.begin(), ref.end());
+      for (int s = 0; s < k; ++s)
+        ASSERT_EQ(h(e, i, s), ref[s].second)
+            << "batch entry " << e << ", row " << i << ", slot " << s;
+    }
+  }
 }
 
 // ------------------------------------------------------------------------ 16-bit points
