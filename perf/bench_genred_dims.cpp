@@ -9,13 +9,16 @@
 //           tessera_direct: Distance::direct (the SIMT kernel); for argkmin: tessera_split and
 //           tessera_fast (the nearest-neighbour selection's matrix_precision);
 //           tessera_bhalf_*: the same with Kokkos::Experimental::bhalf_t points and weights
-//           (float output), compiled where Kokkos has bhalf_t (TESSERA_HAS_BHALF_T); one bhalf
-//           row per distance since half-precision inputs ignore matrix_precision; skipped if
-//           genred rejects them;
+//           (float output), compiled where Kokkos has bhalf_t (TESSERA_HAS_BHALF_T): the
+//           distances' product is one BF16 product whatever matrix_precision, which chooses the
+//           parts of the weights' product (tessera_bhalf_matrix_fast: one); skipped if genred
+//           rejects them;
 //           torch, torch_compile: perf/torch_dims_reference.py (chunked matrix products with
-//           TF32 on), eager and under torch.compile; keops, keops_f16: perf/keops_reference.py
-//           (pykeops LazyTensor) in float32 and float16. A baseline whose Python, torch or
-//           pykeops is missing is skipped with the script's message.
+//           TF32 on), eager and under torch.compile; torch_fp32, torch_bf16: eager, products in
+//           float (TF32 off: the accuracy of the split rows) and in bfloat16 from points and
+//           weights rounded to it (the bhalf rows' peers); keops, keops_f16:
+//           perf/keops_reference.py (pykeops LazyTensor) in float32 and float16. A baseline whose
+//           Python, torch or pykeops is missing is skipped with the script's message.
 // Counters:
 //   pairs_per_s   M * N per second
 //   x_<baseline>  Tessera rows: this row's pairs/s over the baseline's, same case, same run
@@ -240,6 +243,8 @@ void add_baselines(const std::string& key, const std::string& kind, int d, int w
     extra.precision(17);
     extra << kind << " --dim " << d << " --width " << w << " --sigma " << sigma_of(d);
     if (std::string(b) == "torch_compile") extra << " --compile";
+    if (std::string(b) == "torch_fp32") extra << " --precision fp32";
+    if (std::string(b) == "torch_bf16") extra << " --precision bf16";
     if (keops) extra << " --dtype " << (std::string(b) == "keops_f16" ? "float16" : "float32");
     const std::string row = key + "/" + b;
     add(row, [row, script, args = extra.str()](benchmark::State& s) {

@@ -98,7 +98,8 @@ const Problem* problem(int d, benchmark::State& state);
 
 /// Pairs per second of the baselines measured so far, by "d<D>/<case>/<baseline>".
 std::map<std::string, double>& baseline_rates();
-inline constexpr const char* baselines[] = {"torch", "torch_compile", "keops", "keops_f16"};
+inline constexpr const char* baselines[] = {"torch",      "torch_compile", "torch_fp32",
+                                            "torch_bf16", "keops",         "keops_f16"};
 
 /// Times `call` (warm-up first); sets pairs_per_s and the x_<baseline> ratios of case `key`.
 /// A genred rejection (std::exception) skips the row with its message; returns false then.
@@ -135,7 +136,7 @@ void add(const std::string& name, Row row) {
   benchmark::RegisterBenchmark(name.c_str(), row)->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 
-/// The four baseline rows of case `key`: `kind` (sum or argkmin), then `d` and `w` (the
+/// The baseline rows of case `key`: `kind` (sum or argkmin), then `d` and `w` (the
 /// weights per point or k).
 void add_baselines(const std::string& key, const std::string& kind, int d, int w);
 

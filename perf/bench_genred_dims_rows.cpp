@@ -91,6 +91,8 @@ void add_sum() {
   if constexpr (has_bhalf) {
     using H = std::common_type<BHalf>;
     row("tessera_bhalf_matrix", H{}, Distance::matrix, MatrixPrecision::split);
+    if constexpr (W > 1)
+      row("tessera_bhalf_matrix_fast", H{}, Distance::matrix, MatrixPrecision::fast);
     row("tessera_bhalf_direct", H{}, Distance::direct, MatrixPrecision::split);
   }
 }

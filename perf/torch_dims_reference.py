@@ -4,14 +4,18 @@
 usage: torch_dims_reference.py sum     --dim D --width W --sigma S --size M N [--compile]
        torch_dims_reference.py argkmin --dim D --width K --sigma S --size M N [--compile]
        options: --device cuda|cpu (cuda), --budget-mib B (largest temporary block, 4096),
-                --seconds T (time spent on timed runs, about 3)
+                --seconds T (time spent on timed runs, about 3),
+                --precision tf32|fp32|bf16 (the products' precision, tf32)
 
 The points are those of bench_genred_dims (points() below computes the same hash, so the
 benchmark and this script see bit-identical float data without a file): x (M x D) and y (N x D)
 uniform in [0, 1), weights b (N x W, column 0 when W = 1). Each block of rows and columns
 computes the squared distances the way a PyTorch user writes them, |x|^2 + |y|^2 - 2 x @ y.T,
-with TF32 matrix products on; then exp(-d2 / (2 sigma^2)) @ b, summed over the column blocks
-(sum), or topk(K) of each block, merged with the best K so far (argkmin). Blocks are sized so
+with TF32 matrix products on (--precision fp32: off, float's own products, the accuracy of
+Tessera's default split products; bf16: the points and weights rounded to bfloat16 and both
+products in bfloat16 with float accumulation, as Tessera's bf16 rows); then
+exp(-d2 / (2 sigma^2)) @ b, summed over the column blocks (sum), or topk(K) of each block,
+merged with the best K so far (argkmin). Blocks are sized so
 that one block's temporaries stay under --budget-mib (and a quarter of the free GPU memory).
 --compile runs the block function under torch.compile (its compilation happens in the warm-up
 runs, outside the timing).
@@ -80,15 +84,21 @@ def block_shape(m, n, k, bytes_per_pair, budget_bytes):
     return rows, min(n, max(k, pairs // rows))
 
 
+def dot(x, y):
+    """x @ y.T in float, from the operands' own type (bfloat16 operands: a bfloat16 product
+    accumulated in float)."""
+    return (x @ y.T).float()
+
+
 def sum_block(x, x2, y, y2, b, gamma):
     """exp(-gamma |x_i - y_j|^2) @ b for one block, distances by a matrix product."""
-    d2 = x2[:, None] + y2[None, :] - 2 * (x @ y.T)
-    return torch.exp(-gamma * d2) @ b
+    d2 = x2[:, None] + y2[None, :] - 2 * dot(x, y)
+    return (torch.exp(-gamma * d2).to(b.dtype) @ b).float()
 
 
 def knn_block(x, x2, y, y2, k):
     """The k smallest squared distances of one block and their column indices."""
-    d2 = x2[:, None] + y2[None, :] - 2 * (x @ y.T)
+    d2 = x2[:, None] + y2[None, :] - 2 * dot(x, y)
     return d2.topk(k, dim=1, largest=False)
 
 
@@ -96,8 +106,8 @@ def gaussian_sum(x, y, b, sigma, shape, block):
     """a = sum_j exp(-|x_i - y_j|^2 / (2 sigma^2)) b_j, block by block."""
     rows, cols = shape
     gamma = 1.0 / (2 * sigma * sigma)
-    x2, y2 = (x * x).sum(1), (y * y).sum(1)
-    out = torch.zeros(x.shape[0], b.shape[1], dtype=x.dtype, device=x.device)
+    x2, y2 = (x.float() ** 2).sum(1), (y.float() ** 2).sum(1)
+    out = torch.zeros(x.shape[0], b.shape[1], dtype=torch.float32, device=x.device)
     for r0 in range(0, x.shape[0], rows):
         r1 = min(x.shape[0], r0 + rows)
         for c0 in range(0, y.shape[0], cols):
@@ -110,7 +120,7 @@ def arg_k_min(x, y, k, shape, block):
     """The indices of the k nearest y_j of every x_i: each block's topk, merged with the best k
     of the blocks before it."""
     rows, cols = shape
-    x2, y2 = (x * x).sum(1), (y * y).sum(1)
+    x2, y2 = (x.float() ** 2).sum(1), (y.float() ** 2).sum(1)
     out = torch.empty(x.shape[0], k, dtype=torch.int64, device=x.device)
     for r0 in range(0, x.shape[0], rows):
         r1 = min(x.shape[0], r0 + rows)
@@ -196,6 +206,8 @@ def main():
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--compile", action="store_true", help="run the blocks under torch.compile")
     p.add_argument("--budget-mib", type=int, default=4096, help="largest block's temporaries")
+    p.add_argument("--precision", choices=["tf32", "fp32", "bf16"], default="tf32",
+                   help="the products' precision (see above)")
     args = p.parse_args()
     check_arguments(p, args)
     if args.budget_mib < 1:
@@ -204,10 +216,13 @@ def main():
     m, n = args.size
     budget = args.budget_mib << 20
     if device.type == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cuda.matmul.allow_tf32 = args.precision == "tf32"
         budget = min(budget, torch.cuda.mem_get_info()[0] // 4)
     try:
         x, y, b = problem(args.dim, args.width, m, n, device, args.kind == "sum")
+        if args.precision == "bf16":
+            x, y = x.bfloat16(), y.bfloat16()
+            b = b.bfloat16() if b is not None else None
         # three float temporaries per pair: distances, their exp or topk's work, the product
         shape = block_shape(m, n, args.width, 12, budget)
         if args.kind == "sum":
