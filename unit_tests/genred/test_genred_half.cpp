@@ -203,7 +203,7 @@ void check_wide_weights_16bit() {
   if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
     // the tensor-core kernel took the call: its fast kernel values, rounded to FP16, give other
     // sums than the portable kernel's float ones (which run wherever a kernel declines)
-    std::vector<double> sums[2];
+    std::vector<float> sums[2];
     for (const tessera::Implementation impl :
          {tessera::Implementation::automatic, tessera::Implementation::portable}) {
       tessera::GenredOptions options = tessera_test::test_options();
@@ -212,7 +212,8 @@ void check_wide_weights_16bit() {
       Kokkos::View<float**, Kokkos::CudaSpace> out("out", m, W);
       tessera::genred(Space{}, tessera::Sum{}, kernel, tessera::i_vars(x.view),
                       tessera::j_vars(y.view, b.view), out, options);
-      sums[impl == tessera::Implementation::portable] = tessera_test::host_values(out);
+      const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
+      sums[impl == tessera::Implementation::portable].assign(h.data(), h.data() + h.size());
     }
     EXPECT_NE(sums[0], sums[1]) << "the portable kernel ran the call: the tensor cores declined";
   }

@@ -20,7 +20,8 @@
 // 2. The tile engine (WideSumTiles: Hopper's 128 x 256 tiles for one product per element pair
 //    in builds for sm_90a, else the mma.sync engine's 128 x 128) computes each tile of dot
 //    products; the epilogue turns each into s r^2 as the narrow sum does (the tile's s |y_j|^2
-//    and 2^-p_j from shared memory: TileColumns), evaluates P' = 2^14 k (in place in the
+//    and 2^-p_j staged in shared memory, TileColumns, on the Hopper engine; through L1 on the
+//    mma.sync engine: see `staged`), evaluates P' = 2^14 k (in place in the
 //    accumulators; 0 for inner rows past the block's range, which the weights' padding and the
 //    2D scheme's chunks need), splits P' into FP16 hi + lo (hi alone when fast) and packs it as
 //    A fragments.
@@ -35,20 +36,20 @@
 //    (low half of each half2 = lower k), and the B fragment of 16 inner rows x 8 columns is
 //      b[0] = (B[2t][g], B[2t + 1][g]),  b[1] = (B[2t + 8][g], B[2t + 9][g]).
 //    The products P_lo B_hi + P_hi B_lo + P_hi B_hi (the terms of parts that exist) of each
-//    8-column tile of weights start from zero in each 128-row tile (the matrix units may truncate
-//    their additions: this bounds that bias by the tile's own sum) and are added to the running
-//    sums in float (direct summation across tiles; the reducer's Summation mode applies to the
-//    combination of the 2D scheme's chunks).
+//    8-column tile of weights start from zero in each tile of inner rows (the matrix units may
+//    truncate their additions: this bounds that bias by the tile's own sum) and are added to the
+//    running sums in float (direct summation across tiles; the reducer's Summation mode applies to
+//    the combination of the 2D scheme's chunks).
 // 3. Warps. Hopper engine: each of the 8 warps holds P for 16 outer rows and all 256 inner rows
 //    of the tile, so it multiplies by all WB columns of the tile's weights, which the block
 //    stages in shared memory (one cp.async group per tile, started as the tile's epilogue
 //    begins; 32 KiB at WB = 64 in one part), k-slab by k-slab, each slab's A fragments packed
 //    just before use: the running sums take 16 x WB floats per warp (32 registers per lane at
 //    WB = 64) beside the engine's 128 accumulators. mma.sync engine: the 4 warps form 2 x 2
-//    (wm, wn); warp (wm, wn) holds P for outer rows
-//    64 wm .. 64 wm + 63 and inner rows 64 wn .. 64 wn + 63 of the tile. A block computes WB
-//    weight columns (W rounded up to 16, at most CudaTuning::matrix_wide_sum_block_columns;
-//    wider weights take several blocks per row tile, each recomputing the tile's P). When WB
+//    (wm, wn); warp (wm, wn) holds P for outer rows 64 wm .. 64 wm + 63 and inner rows
+//    64 wn .. 64 wn + 63 of the tile. A block computes WB weight columns (W rounded up to 16,
+//    at most CudaTuning::matrix_wide_sum_block_columns; wider weights take several blocks per
+//    row tile, each recomputing the tile's P). On the mma.sync engine, when WB
 //    fits a warp's accumulators (CudaTuning::matrix_wide_sum_warp_columns), both warps of a
 //    row pair sum their inner rows into all WB columns, added at the end; otherwise warp wn
 //    owns columns (WB / 2) wn .. (WB / 2) (wn + 1) - 1 and, for each of its 8-column tiles r,
@@ -64,8 +65,8 @@
 // column maxima; released on the stream after the call. Shared memory per block: the engine's
 // pipeline (or the final sums, 128 x (WB + 1) floats, if larger; Hopper engine:
 // CudaTuning::matrix_wide_sum_sm90_stages stages), the exchange buffers (16 KiB when the columns
-// are split) or the staged weights (Hopper engine), two tiles' column records and 1 KiB of row
-// constants.
+// are split) or, on the Hopper engine, the staged weights and two tiles' column records, and
+// 1 KiB of row constants.
 #pragma once
 
 #include <tessera/core/tiling.hpp>
