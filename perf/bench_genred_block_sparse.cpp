@@ -5,6 +5,10 @@
 // Counters: pairs_per_s counts the pairs actually computed (kept_pairs); kept_fraction is
 // kept_pairs / (M * N); speedup_vs_dense is the dense call's time over the block-sparse call's,
 // the dense time measured in the same process on the same sorted data.
+// The _d64 rows: the same clouds and patterns at D = 64 (the 3 clustered coordinates, then 61
+// uniform in [0, 0.1): the clusters' segments and ranges unchanged), Gaussian of sigma 0.5, with
+// Distance::matrix (evaluation 1: on CUDA the tensor-core kernels) or Distance::direct (0: the
+// SIMT kernel), the dense call of the same evaluation as the baseline.
 #include "clustered_problem.hpp"
 
 #include <tessera.hpp>
@@ -14,6 +18,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace {
@@ -74,17 +79,17 @@ void BM_dense_1d(benchmark::State& state) {
   state.counters["kept_fraction"] = 1.0;
 }
 
-void BM_block_sparse(benchmark::State& state) {
-  const int n       = static_cast<int>(state.range(0));
-  const int percent = static_cast<int>(state.range(1));
-  auto& p           = tessera_perf::problem(n);
-  const auto& r     = p.pattern(percent);
-  run(p, &r);
+/// Times `call`, a block-sparse call on pattern r of the n x n plane, after a warm-up, and sets
+/// the counters of the file comment against a dense call of `dense` seconds.
+template <class Call>
+void time_block_sparse(benchmark::State& state, int n, const tessera::BlockSparseRanges<Mem>& r,
+                       double dense, Call&& call) {
+  call();
   Kokkos::fence();
   double seconds = 0;
   for (auto _ : state) {
     Kokkos::Timer timer;
-    run(p, &r);
+    call();
     Kokkos::fence();
     seconds += timer.seconds();
   }
@@ -92,7 +97,15 @@ void BM_block_sparse(benchmark::State& state) {
   state.counters["pairs_per_s"] =
       benchmark::Counter(kept * state.iterations(), benchmark::Counter::kIsRate);
   state.counters["kept_fraction"]    = kept / (static_cast<double>(n) * n);
-  state.counters["speedup_vs_dense"] = dense_seconds(n) / (seconds / state.iterations());
+  state.counters["speedup_vs_dense"] = dense / (seconds / state.iterations());
+}
+
+void BM_block_sparse(benchmark::State& state) {
+  const int n       = static_cast<int>(state.range(0));
+  const int percent = static_cast<int>(state.range(1));
+  auto& p           = tessera_perf::problem(n);
+  const auto& r     = p.pattern(percent);
+  time_block_sparse(state, n, r, dense_seconds(n), [&] { run(p, &r); });
 }
 
 /// The one-call construction from two clouds and a cutoff (clustering, sorting, mask, ranges).
@@ -113,6 +126,77 @@ void BM_block_sparse_from_cutoff(benchmark::State& state) {
       benchmark::Counter(2.0 * n * state.iterations(), benchmark::Counter::kIsRate);
 }
 
+// ------------------------------------------------------------------------ D = 64
+constexpr int lifted_dim = 64;
+
+/// The clouds of problem(n) lifted to lifted_dim coordinates (see the file comment), built once.
+struct LiftedProblem {
+  Points x, y;
+  explicit LiftedProblem(int n) : x("x64", n, lifted_dim), y("y64", n, lifted_dim) {
+    const ClusteredProblem& p = tessera_perf::problem(n);
+    Kokkos::Random_XorShift64_Pool<Space> pool(2025);
+    Kokkos::fill_random(x, pool, 0.1f);
+    Kokkos::fill_random(y, pool, 0.1f);
+    const auto first3 = std::make_pair(0, 3);
+    Kokkos::deep_copy(Kokkos::subview(x, Kokkos::ALL, first3), p.x);
+    Kokkos::deep_copy(Kokkos::subview(y, Kokkos::ALL, first3), p.y);
+    Kokkos::fence();
+  }
+};
+
+const LiftedProblem& lifted(int n) {
+  static std::map<int, std::unique_ptr<LiftedProblem>> cache;
+  static const bool hooked = (Kokkos::push_finalize_hook([] { cache.clear(); }), true);
+  (void)hooked;
+  auto& l = cache[n];
+  if (!l) l = std::make_unique<LiftedProblem>(n);
+  return *l;
+}
+
+template <tessera::Distance Dist>
+void run_lifted(int n, const tessera::BlockSparseRanges<Mem>* ranges) {
+  const ClusteredProblem& p = tessera_perf::problem(n);
+  const LiftedProblem& l    = lifted(n);
+  const tessera::RadialKernel<tessera::GaussianProfile, lifted_dim, 1, Dist> k(0.5);
+  if (ranges) {
+    tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(l.x), tessera::j_vars(l.y, p.b),
+                    p.out, *ranges);
+  } else {
+    tessera::genred(Space(), tessera::Sum{}, k, tessera::i_vars(l.x), tessera::j_vars(l.y, p.b),
+                    p.out);
+  }
+}
+
+/// Seconds per call of run_lifted over `calls` calls, after a warm-up.
+template <tessera::Distance Dist>
+double lifted_seconds(int n, const tessera::BlockSparseRanges<Mem>* ranges, int calls) {
+  run_lifted<Dist>(n, ranges);
+  Kokkos::fence();
+  Kokkos::Timer timer;
+  for (int c = 0; c < calls; ++c)
+    run_lifted<Dist>(n, ranges);
+  Kokkos::fence();
+  return timer.seconds() / calls;
+}
+
+template <tessera::Distance Dist>
+void block_sparse_d64(benchmark::State& state, int n, int percent) {
+  const auto& r = tessera_perf::problem(n).pattern(percent);
+  static std::map<int, double> dense;
+  if (!dense.count(n)) dense[n] = lifted_seconds<Dist>(n, nullptr, 3);
+  time_block_sparse(state, n, r, dense[n], [&] { run_lifted<Dist>(n, &r); });
+  state.counters["dense_pairs_per_s"] = static_cast<double>(n) * n / dense[n];
+}
+
+void BM_block_sparse_d64(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0)), percent = static_cast<int>(state.range(1));
+  if (state.range(2) != 0) {
+    block_sparse_d64<tessera::Distance::matrix>(state, n, percent);
+  } else {
+    block_sparse_d64<tessera::Distance::direct>(state, n, percent);
+  }
+}
+
 int largest() {
   return tessera::Impl::is_device_space<Space> ? 1000000 : 20000;
 }
@@ -126,8 +210,17 @@ void sparse_sizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"n", "percent"})->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
+void d64_sizes(benchmark::internal::Benchmark* b) {
+  const int n = tessera::Impl::is_device_space<Space> ? 200000 : 10000;
+  for (int matrix : {1, 0})
+    for (int percent : {10, 100})
+      b->Args({n, percent, matrix});
+  b->ArgNames({"n", "percent", "matrix"})->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
 BENCHMARK(BM_dense_1d)->Apply(dense_sizes);
 BENCHMARK(BM_block_sparse)->Apply(sparse_sizes);
 BENCHMARK(BM_block_sparse_from_cutoff)->Apply(dense_sizes);
+BENCHMARK(BM_block_sparse_d64)->Apply(d64_sizes);
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "every_candidate.hpp"
 #include "execution_spaces.hpp"
 #include "expect_rejected.hpp"
+#include "kernel_names.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,6 +25,7 @@ namespace {
 
 namespace fusion = tessera::fusion;
 using tessera_test::expect_rejected;
+using tessera_test::KernelNames;
 
 /// (rows, columns) of the tested matrices.
 const std::pair<std::size_t, std::size_t> shapes[] = {{0, 0},     {0, 5},    {5, 0},  {1, 1},
@@ -361,27 +363,6 @@ TYPED_TEST(FusionMatrices, MatricesOutgrowingTheCachesAreStreamed) {
   check_streamed<TypeParam, double, Kokkos::LayoutRight>();
   check_streamed<TypeParam, double, Kokkos::LayoutLeft>();
 }
-
-/// The names of the kernels launched while it lives (a Kokkos Tools callback).
-struct KernelNames {
-  static std::vector<std::string>& names() {
-    static std::vector<std::string> n;
-    return n;
-  }
-  static void begin(const char* name, const std::uint32_t, std::uint64_t*) {
-    names().emplace_back(name);
-  }
-  KernelNames() {
-    names().clear();
-    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&KernelNames::begin);
-  }
-  ~KernelNames() { Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr); }
-  static bool launched(const std::string& kernel) {
-    for (const auto& n : names())
-      if (n == kernel) return true;
-    return false;
-  }
-};
 
 // ATAX with rows owned and SGEMVT with columns owned, fused under a tile shape: their lines are
 // held in registers (each read once) up to the backend's capacity (and from its least share),

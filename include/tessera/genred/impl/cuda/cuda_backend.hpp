@@ -1,14 +1,14 @@
 // GenredBackend<Kokkos::Cuda>: Tessera's hand-written CUDA kernels for Genred, chosen by the
 // dispatch layer (dispatch.hpp) for calls on Kokkos::Cuda unless options.implementation is
 // portable: the tensor-core kernels for the Sums of radial kernels with Distance::matrix
-// (matrix_radial_cuda.hpp at 8 < D <= 32, matrix_sum_cuda.hpp beyond and for half-precision
-// points, matrix_wide_sum_cuda.hpp for weights of width 16 and more at any D) and for
-// nearest-neighbour selections (matrix_select_cuda.hpp), else the SIMT kernel
-// (tiled_reduce_cuda.hpp); reductions over i of symmetric formulas (distances, products,
-// radial kernels without weights) take the tensor-core kernels through the exchanged call
-// (exchange_variables.hpp). Calls whose Views do not all hold the compute type run on the
-// tensor-core kernels, which convert as they prepare their operands, or else are declined (the
-// portable kernel converts as it loads and stores).
+// (matrix_radial_cuda.hpp for dense calls at 8 < D <= 32, matrix_sum_cuda.hpp beyond, for
+// half-precision points and for block-sparse calls, matrix_wide_sum_cuda.hpp for weights of
+// width 16 and more at any D) and for nearest-neighbour selections (matrix_select_cuda.hpp),
+// dense or block-sparse, else the SIMT kernel (tiled_reduce_cuda.hpp); reductions over i of
+// symmetric formulas (distances, products, radial kernels without weights) take the
+// tensor-core kernels through the exchanged call (exchange_variables.hpp). Calls whose Views do not
+// all hold the compute type run on the tensor-core kernels, which convert as they prepare their
+// operands, or else are declined (the portable kernel converts as it loads and stores).
 //
 // Compiled only when Tessera was configured with its CUDA kernels (TESSERA_ENABLE_CUDA_KERNELS,
 // core/config.hpp): a Kokkos 4 with CUDA, every translation unit compiled as CUDA.
@@ -53,12 +53,12 @@ struct GenredBackend<Kokkos::Cuda> {
 
   /// Runs the call on space's stream and returns true, or returns false, having run nothing,
   /// when its run-time sizes do not fit the CUDA kernels' shared memory, or when a View holds
-  /// another type than the compute type and no tensor-core kernel takes the call. A dense
-  /// reduction over i of a symmetric formula runs as the reduction over j of the exchanged call
-  /// (exchange_variables.hpp) where a tensor-core kernel takes that.
+  /// another type than the compute type and no tensor-core kernel takes the call. A reduction
+  /// over i of a symmetric formula (dense or block-sparse) runs as the reduction over j of the
+  /// exchanged call (exchange_variables.hpp) where a tensor-core kernel takes that.
   template <bool OuterIsI, class Call, class Red>
   static bool launch(const Kokkos::Cuda& space, const Call& call, const Red& red) {
-    if constexpr (!OuterIsI && !Call::sparse && symmetric_formula<typename Call::formula_type>) {
+    if constexpr (!OuterIsI && symmetric_formula<typename Call::formula_type>) {
       if (launch_tensor_cores<true>(space, exchange_variables(call), red)) return true;
     }
     if (launch_tensor_cores<OuterIsI>(space, call, red)) return true;

@@ -37,8 +37,8 @@ struct DistanceRule<Kokkos::Cuda> {
   static constexpr Distance resolve() {
     using M = RadialKernel<typename Formula::profile_type, Formula::dim, Formula::weight_dim,
                            Distance::matrix>;
-    constexpr bool exchanged = !OuterIsI && !Sparse && symmetric_formula<M> &&
-                               tensor_cores<T, M, Red, true, Sparse, Uniform>();
+    constexpr bool exchanged =
+        !OuterIsI && symmetric_formula<M> && tensor_cores<T, M, Red, true, Sparse, Uniform>();
     return (tensor_cores<T, M, Red, OuterIsI, Sparse, Uniform>() || exchanged) &&
                    Formula::dim >= CudaTuning::genred_automatic_matrix_min_dim
                ? Distance::matrix

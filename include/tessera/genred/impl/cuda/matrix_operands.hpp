@@ -178,8 +178,9 @@ class OperandPanels {
 };
 
 /// The prepared outer and inner rows of one call: the outer panel padded to whole tiles of
-/// `tile_m` rows, the inner one to whole tiles of `tile_n` plus one more (a 2D chunk may start
-/// inside a tile and read a whole tile from there).
+/// `tile_m` rows and the inner one to whole tiles of `tile_n`, each plus one more tile (a 2D
+/// chunk, a block-sparse team tile or inner range may start inside a tile and read a whole tile
+/// from there).
 template <class E>
 struct OperandPair {
   OperandPanels<E> x;  ///< the outer rows
@@ -189,7 +190,8 @@ struct OperandPair {
   OperandPair(cudaStream_t stream, int batch, int m, int n, int tile_m, int tile_n, int dim,
               bool split, const VarAccessor<SX>& xa, const OperandTransform& tx,
               const VarAccessor<SY>& ya, const OperandTransform& ty)
-      : x(stream, batch, m, (m + tile_m - 1) / tile_m * tile_m, matrix_panel_columns(dim), split),
+      : x(stream, batch, m, (m + tile_m - 1) / tile_m * tile_m + tile_m, matrix_panel_columns(dim),
+          split),
         y(stream, batch, n, (n + tile_n - 1) / tile_n * tile_n + tile_n, matrix_panel_columns(dim),
           split) {
     x.prepare(xa, dim, batch, tx);

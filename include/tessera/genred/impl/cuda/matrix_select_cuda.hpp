@@ -1,6 +1,7 @@
 // Nearest-neighbour selections on the tensor cores, exact: Min, ArgMin, MinArgMin, KMin, ArgKMin
 // and KMinArgKMin over j of SquaredDistance<D>, CosineDistance<D> and DotProduct<D>, computed in
-// float (points stored as float, half_t or bhalf_t), dense, D > 32 for float Views (at smaller
+// float (points stored as float, half_t or bhalf_t), dense or block-sparse
+// (matrix_team_tile.hpp), D > 32 for float Views (at smaller
 // D the SIMT kernel is as fast: CudaTuning::matrix_select_min_dim) and D > 8 for the others, k <=
 // CudaTuning::matrix_select_max_k.
 //
@@ -26,7 +27,8 @@
 //    out of a chunk's list has an exact value >= T - delta_i. When every chunk's T - delta_i
 //    exceeds the k-th exact value, no pair outside the lists can enter: the row is certified.
 //    Otherwise (near-ties wider than the bound, duplicated points) the warp recomputes the row
-//    directly over all j, in double. Either way the result is the exact k smallest of the row.
+//    directly over all its j (a block-sparse row: over its segment's ranges), in double. Either
+//    way the result is the exact k smallest of the row.
 // Values are the exact values rounded to float (a direct float kernel may differ in the last
 // bits); the workspace is linear in the sizes: L (k + margin) candidates per output row and
 // chunk, L the lists per row.
@@ -38,6 +40,7 @@
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
 #include <tessera/genred/impl/cuda/matrix_engine.hpp>
+#include <tessera/genred/impl/cuda/matrix_team_tile.hpp>
 #include <tessera/genred/impl/output_access.hpp>
 #include <tessera/genred/impl/reducers.hpp>
 #include <tessera/genred/impl/schedule.hpp>
@@ -115,9 +118,9 @@ inline constexpr bool is_select_op =
 /// CudaTuning::matrix_select_min_dim, where it is as fast).
 template <class T, class Formula, class Red, bool OuterIsI, bool Sparse, bool Uniform>
 inline constexpr bool matrix_select_call = false;
-template <int D, class Op, class Reduction, Summation S, bool Uniform>
+template <int D, class Op, class Reduction, Summation S, bool Sparse, bool Uniform>
 inline constexpr bool matrix_select_call<float, PointPairFormula<D, Op>,
-                                         Reducer<Reduction, float, 1, S>, true, false, Uniform> =
+                                         Reducer<Reduction, float, 1, S>, true, Sparse, Uniform> =
     D > (Uniform ? CudaTuning::matrix_select_min_dim : 8) &&
     is_select_op<Op>&& is_min_selection<Reduction>;
 
@@ -143,12 +146,14 @@ __device__ __forceinline__ void insert_sorted(V* v, int* ix, int n, V s, int j) 
 /// the accumulator registers. Scores that may enter wait in the thread's queue of Q; the warp
 /// merges its queues into the lists together when one is nearly full (insertions in step
 /// rather than one lane at a time).
-template <int D, class Op, class E>
+template <int D, class Op, class E, bool Sparse>
 struct MatrixSelectCandidates {
   using Tiles = MatrixEngine<E, 1, matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32,
                              CudaTuning::matrix_select_warps_m, CudaTuning::matrix_select_warps_n,
                              CudaTuning::matrix_select_stages>;
   using Score = SelectScore<Op>;
+  static constexpr bool outer_is_i = true;
+  static constexpr bool is_sparse  = Sparse;
   static constexpr int BM = Tiles::BM, BN = Tiles::BN, MT = Tiles::MT, NT = Tiles::NT;
   static constexpr int block      = Tiles::block;
   static constexpr int min_blocks = 1;
@@ -156,16 +161,17 @@ struct MatrixSelectCandidates {
   static constexpr int own        = 2 * MT;         ///< lists per thread
   static constexpr int Q          = CudaTuning::matrix_select_queue;
   static_assert(Q >= 2 * own, "a column step queues at most 2 own scores per thread");
-  /// A column record: |y_j|^2 (+inf past the chunk's end: such scores never enter), 2^-p_j.
+  /// A column record: |y_j|^2 (+inf past the range's end: such scores never enter), 2^-p_j.
   using Columns = TileColumns<Tiles, 2>;
 
   Tiles tiles;
   int n_outer, n_inner, tiles_outer, tile_j, chunks, chunk_rows;
-  int cands;         ///< C: list length
-  float* cand_val;   ///< (batch, n_outer, chunks * lists, C)
-  int* cand_idx;     ///< same
-  float* threshold;  ///< (batch, n_outer, chunks * lists): each list's last score (+inf if
-                     ///< not full)
+  SparseSchedule sparse;  ///< block-sparse calls only
+  int cands;              ///< C: list length
+  float* cand_val;        ///< (batch, n_outer, chunks * lists, C)
+  int* cand_idx;          ///< same
+  float* threshold;       ///< (batch, n_outer, chunks * lists): each list's last score (+inf if
+                          ///< not full)
 
   KOKKOS_INLINE_FUNCTION int tile_rows() const { return BM; }
 
@@ -176,8 +182,8 @@ struct MatrixSelectCandidates {
   }
 
   __device__ void run(int league, char* shared) const {
-    const DenseTile tile = dense_tile(league, chunks, tiles_outer);
-    const int b = tile.batch, o0 = tile.tile * BM, lane = static_cast<int>(threadIdx.x) & 31;
+    const MatrixTeamTile tile = matrix_team_tile(*this, league);
+    const int b = tile.batch, o0 = tile.o_begin, lane = static_cast<int>(threadIdx.x) & 31;
     const int warp = static_cast<int>(threadIdx.x) >> 5, g = lane >> 2, t = lane & 3;
     const int wm = warp / Tiles::WN, wn = warp % Tiles::WN, me = static_cast<int>(threadIdx.x);
     // list m = 2 mt + h of this thread: entry s at [s * stride + m * block + thread]; queue
@@ -235,57 +241,57 @@ struct MatrixSelectCandidates {
         }
       }
     };
-    const int j_begin = tile.chunk * chunk_rows;
-    const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
-    Columns columns{reinterpret_cast<float*>(shared + Tiles::shared_bytes), j_begin};
-    const auto record = [&](int j, float* rec) {
-      const std::size_t r = tiles.b.row(b, j);
-      rec[0]              = j < j_end ? tiles.b.norm[r] : math::infinity<float>();
-      rec[1]              = tiles.b.factor[r];
-    };
-    columns.load(j_begin, record);
-    columns.store(j_begin);  // visible after the engine's first barrier
-    tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
-      columns.epilogue(j0, j_end, record, [&] {
-        TESSERA_UNROLL_FULL
-        for (int nt = 0; nt < NT; ++nt) {
-          // the column step's 2 own scores per list, compared first; one branch when any may
-          // enter
-          const int c0 = wn * (BN / Tiles::WN) + 8 * nt + 2 * t;
-          float q[2][MT][2];
-          bool any = false;
+    for_each_inner_range(*this, tile, [&](int j_begin, int j_end) {
+      Columns columns{reinterpret_cast<float*>(shared + Tiles::shared_bytes), j_begin};
+      const auto record = [&](int j, float* rec) {
+        const std::size_t r = tiles.b.row(b, j);
+        rec[0]              = j < j_end ? tiles.b.norm[r] : math::infinity<float>();
+        rec[1]              = tiles.b.factor[r];
+      };
+      columns.load(j_begin, record);
+      columns.store(j_begin);  // visible after the engine's first barrier
+      tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
+        columns.epilogue(j0, j_end, record, [&] {
           TESSERA_UNROLL_FULL
-          for (int e = 0; e < 2; ++e) {
-            const float* col = columns.record(j0, c0 + e);
-            const float nj = col[0], fj = col[1];
-            TESSERA_UNROLL_FULL
-            for (int mt = 0; mt < MT; ++mt) {
-              TESSERA_UNROLL_FULL
-              for (int h = 0; h < 2; ++h) {
-                q[e][mt][h] = fmaf(d[mt][nt][2 * h + e] * fj, fi[mt][h], nj);
-                any |= q[e][mt][h] < thr[mt][h];  // NaN never enters
-              }
-            }
-          }
-          if (any) {
+          for (int nt = 0; nt < NT; ++nt) {
+            // the column step's 2 own scores per list, compared first; one branch when any may
+            // enter
+            const int c0 = wn * (BN / Tiles::WN) + 8 * nt + 2 * t;
+            float q[2][MT][2];
+            bool any = false;
             TESSERA_UNROLL_FULL
             for (int e = 0; e < 2; ++e) {
+              const float* col = columns.record(j0, c0 + e);
+              const float nj = col[0], fj = col[1];
               TESSERA_UNROLL_FULL
               for (int mt = 0; mt < MT; ++mt) {
                 TESSERA_UNROLL_FULL
                 for (int h = 0; h < 2; ++h) {
-                  if (q[e][mt][h] < thr[mt][h]) {
-                    qv[nq * block + me] = q[e][mt][h] + ni[mt][h];
-                    qj[nq * block + me] = j0 + c0 + e;
-                    qm[nq * block + me] = static_cast<unsigned char>(2 * mt + h);
-                    ++nq;
+                  q[e][mt][h] = fmaf(d[mt][nt][2 * h + e] * fj, fi[mt][h], nj);
+                  any |= q[e][mt][h] < thr[mt][h];  // NaN never enters
+                }
+              }
+            }
+            if (any) {
+              TESSERA_UNROLL_FULL
+              for (int e = 0; e < 2; ++e) {
+                TESSERA_UNROLL_FULL
+                for (int mt = 0; mt < MT; ++mt) {
+                  TESSERA_UNROLL_FULL
+                  for (int h = 0; h < 2; ++h) {
+                    if (q[e][mt][h] < thr[mt][h]) {
+                      qv[nq * block + me] = q[e][mt][h] + ni[mt][h];
+                      qj[nq * block + me] = j0 + c0 + e;
+                      qm[nq * block + me] = static_cast<unsigned char>(2 * mt + h);
+                      ++nq;
+                    }
                   }
                 }
               }
             }
+            if (__any_sync(0xffffffffu, nq > Q - 2 * own)) merge();  // converged here
           }
-          if (__any_sync(0xffffffffu, nq > Q - 2 * own)) merge();  // converged here
-        }
+        });
       });
     });
     merge();
@@ -294,7 +300,7 @@ struct MatrixSelectCandidates {
       TESSERA_UNROLL_FULL
       for (int h = 0; h < 2; ++h) {
         const int o = o0 + wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h;
-        if (o >= n_outer) continue;
+        if (o >= tile.o_end) continue;
         const int list = (2 * mt + h) * block + me;
         const std::size_t row =
             ((static_cast<std::size_t>(b) * n_outer + o) * chunks + tile.chunk) * lists + wn * 4 +
@@ -317,8 +323,9 @@ __global__ void __launch_bounds__(Kernel::block, Kernel::min_blocks)
 }
 
 /// Phase 2: one warp per (batch entry, outer row): exact values of the candidates, the k
-/// smallest, the certificate, the direct fallback, the outputs. SX, SY: the points' storage.
-template <int D, class Op, class Red, class SX, class SY, class Out>
+/// smallest, the certificate, the direct fallback, the outputs. SX, SY: the points' storage;
+/// Sparse: block-sparse rows, whose fallback walks their segment's ranges.
+template <int D, class Op, class Red, class SX, class SY, class Out, bool Sparse>
 struct MatrixSelectRerank {
   using Score                = SelectScore<Op>;
   static constexpr int warps = 4;
@@ -334,6 +341,33 @@ struct MatrixSelectRerank {
   const unsigned* y_norm2_max;  ///< max_j |y_j - centre|^2 of each batch entry (float bits)
   const float* centre;          ///< (batch, D) the shift of the squared distances, or null
   Out out;
+  SparseSchedule sparse;  ///< block-sparse calls only
+
+  /// Calls f(j) for each inner row j that outer row i reduces over, in increasing order: all
+  /// of them, or the ranges of i's segment (the last segment that starts at or before i: the
+  /// segments partition the outer rows in order, empty ones included).
+  template <class F>
+  __device__ void for_each_inner_row(int i, F&& f) const {
+    if constexpr (Sparse) {
+      int lo = 0, hi = sparse.segment_count;  // the first segment that starts after i
+      while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (sparse.segments[2 * mid] <= i) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      const int q = lo - 1;
+      for (int l = q == 0 ? 0 : sparse.slices[q - 1]; l < sparse.slices[q]; ++l) {
+        for (int j = sparse.ranges[2 * l]; j < sparse.ranges[2 * l + 1]; ++j)
+          f(j);
+      }
+    } else {
+      for (int j = 0; j < n_inner; ++j)
+        f(j);
+    }
+  }
 
   /// The exact value of (x_i, y_j), in double, summed across the warp.
   __device__ double exact(int b, int i, int j, int lane) const {
@@ -410,11 +444,11 @@ struct MatrixSelectRerank {
     const double delta = c1 * nx * ny + c2 * (nx + ny) * (nx + ny);
     if (!(t_min == INFINITY || static_cast<double>(t_min) - delta > v[k - 1])) {
       clear(v, ix, lane);
-      for (int j = 0; j < n_inner; ++j) {
+      for_each_inner_row(i, [&](int j) {
         const double e = exact(b, i, j, lane);
         if (lane == 0) insert(v, ix, k, e, j);
         __syncwarp();
-      }
+      });
     }
     if (lane == 0) {
       const auto o = out.row(b, i);
@@ -494,9 +528,9 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
   using SX                     = typename Call::storage_type::i_group::template storage_type<0>;
   using SY                     = typename Call::storage_type::j_group::template storage_type<0>;
   using E                      = typename MatrixElement<SX, SY>::type;
-  using Kernel                 = MatrixSelectCandidates<D, Op, E>;
+  using Kernel                 = MatrixSelectCandidates<D, Op, E, Call::sparse>;
   using Out                    = decltype(output_access<float, Index>(call.outputs));
-  using Rerank                 = MatrixSelectRerank<D, Op, Red, SX, SY, Out>;
+  using Rerank                 = MatrixSelectRerank<D, Op, Red, SX, SY, Out, Call::sparse>;
   const int k                  = select_k(red);
   const CudaDeviceFacts device = cuda_device_facts(space);
   if (device.compute_major < 8 || k > CudaTuning::matrix_select_max_k) return false;
@@ -511,7 +545,7 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
   const std::size_t resident =
       cuda_resident_blocks(space, kernel, Kernel::block, kn.shared_bytes());
   const std::size_t league =
-      schedule<Kokkos::Cuda>(call.options, call.shape, NoSparsity{}, resident, kn);
+      schedule<Kokkos::Cuda>(call.options, call.shape, call.sparsity, resident, kn);
   if (league == 0) return true;
 
   const cudaStream_t stream = space.cuda_stream();
@@ -531,7 +565,9 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
   check_cuda(cudaMemsetAsync(y_max, 0, static_cast<std::size_t>(batch) * sizeof(unsigned), stream),
              "selection workspace initialisation");
   {
-    const ToolsKernelScope scope(space, "tessera::genred::matrix_select_cuda");
+    const ToolsKernelScope scope(space, Call::sparse
+                                            ? "tessera::genred::matrix_select_block_sparse_cuda"
+                                            : "tessera::genred::matrix_select_cuda");
     if (centre != nullptr) sample_centre_cuda<<<batch, 128, 0, stream>>>(ya, D, kn.n_inner, centre);
     const OperandPair<E> rows(stream, batch, kn.n_outer, kn.n_inner, Kernel::BM, Kernel::BN, D,
                               false, xa, Kernel::Score::outer(centre), ya,
@@ -549,7 +585,8 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
                     dp,           static_cast<long long>(batch) * kn.n_outer,
                     kn.cand_val,  kn.cand_idx,
                     kn.threshold, y_max,
-                    centre,       output_access<float, Index>(call.outputs)};
+                    centre,       output_access<float, Index>(call.outputs),
+                    kn.sparse};
     const unsigned blocks =
         static_cast<unsigned>((rr.rows_total + Rerank::warps - 1) / Rerank::warps);
     const std::size_t shared = Rerank::warps * k * (sizeof(double) + sizeof(int));

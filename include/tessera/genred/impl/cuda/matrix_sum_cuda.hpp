@@ -1,8 +1,10 @@
 // The streamed tensor-core path of radial-kernel sums at any dimension: Sum reductions of a
 // RadialKernel with Distance::matrix, a_i = sum_j k(|x_i - y_j|^2) b_j, computed in float, over
-// j, dense, weights of width W <= CudaTuning::matrix_sum_max_weights; for float Views at
-// D > 32 (at D <= 32 the register-resident kernel of matrix_radial_cuda.hpp is faster), and at
-// any D for points stored as half_t or bhalf_t (one product in that type).
+// j, dense or block-sparse (matrix_team_tile.hpp), weights of width W <=
+// CudaTuning::matrix_sum_max_weights; for float Views at D > 32 (at D <= 32 the
+// register-resident kernel of matrix_radial_cuda.hpp is faster; it takes dense calls only, so
+// this kernel takes block-sparse ones at any D), and at any D for points stored as half_t or
+// bhalf_t (one product in that type).
 //
 // The rows are prepared once (matrix_operands.hpp: x_i and y_j scaled per row, split into FP16
 // parts unless options.matrix_precision is fast, with s |x_i|^2 and s |y_j|^2), then the tile
@@ -20,6 +22,7 @@
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
 #include <tessera/genred/impl/cuda/matrix_engine.hpp>
+#include <tessera/genred/impl/cuda/matrix_team_tile.hpp>
 #include <tessera/genred/impl/cuda/tiled_reduce_cuda.hpp>
 #include <tessera/genred/impl/output_access.hpp>
 #include <tessera/genred/impl/reducers.hpp>
@@ -35,12 +38,13 @@ namespace Impl {
 /// every View of the call holds the compute type.
 template <class T, class Formula, class Red, bool OuterIsI, bool Sparse, bool Uniform>
 inline constexpr bool matrix_sum_call = false;
-template <class Profile, int D, int W, int FD, Summation S, bool Uniform>
+template <class Profile, int D, int W, int FD, Summation S, bool Sparse, bool Uniform>
 inline constexpr bool matrix_sum_call<float, RadialKernel<Profile, D, W, Distance::matrix>,
-                                      Reducer<Sum, float, FD, S>, true, false, Uniform> =
-    W <= CudaTuning::matrix_sum_max_weights && (D > 32 || !Uniform);
+                                      Reducer<Sum, float, FD, S>, true, Sparse, Uniform> =
+    W <= CudaTuning::matrix_sum_max_weights && (D > 32 || !Uniform || Sparse);
 
-template <class Profile, int D, int W, class Red, class JG, class Out, class E, int Parts>
+template <class Profile, int D, int W, class Red, class JG, class Out, class E, int Parts,
+          bool Sparse>
 struct MatrixSumReduce {
   using scalar_type  = float;
   using reducer_type = Red;
@@ -48,7 +52,7 @@ struct MatrixSumReduce {
   using Tiles        = MatrixEngine<E, Parts, matrix_tile_k_step(D)>;
 
   static constexpr bool outer_is_i = true;
-  static constexpr bool is_sparse  = false;
+  static constexpr bool is_sparse  = Sparse;
   static constexpr int FD          = W == 0 ? 1 : W;
   static constexpr int SV          = Red::static_acc_values;
   static constexpr int MT = Tiles::MT, NT = Tiles::NT, BM = Tiles::BM, BN = Tiles::BN;
@@ -60,6 +64,7 @@ struct MatrixSumReduce {
   JG jvars;
   Tiles tiles;
   int n_outer, n_inner, tiles_outer, tile_j, chunks, chunk_rows;
+  SparseSchedule sparse;  ///< block-sparse calls only
   Out out;
   PartialBuffer<float> partial;
 
@@ -95,11 +100,11 @@ struct MatrixSumReduce {
   }
 
   __device__ void run(int league, char* shared) const {
-    const DenseTile tile = dense_tile(league, chunks, tiles_outer);
-    const int b          = tile.batch;
+    const MatrixTeamTile tile = matrix_team_tile(*this, league);
+    const int b               = tile.batch;
     const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
     const int wm = warp / Tiles::WN, wn = warp % Tiles::WN, g = lane >> 2, t = lane & 3;
-    const int o0   = tile.tile * BM;
+    const int o0   = tile.o_begin;
     const float c2 = static_cast<float>(-2.0 * formula.profile.scale);
 
     // this lane's rows: wm * (BM / WM) + 16 mt + g + 8 h
@@ -114,40 +119,40 @@ struct MatrixSumReduce {
         red.init({acc[mt][h], nullptr});
       }
     }
-    const int j_begin = tile.chunk * chunk_rows;
-    const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
-    Columns columns{reinterpret_cast<float*>(shared + Tiles::shared_bytes), j_begin};
-    const auto record = [&](int j, float* rec) { load_record(b, j, j_end, rec); };
-    columns.load(j_begin, record);
-    columns.store(j_begin);  // visible after the engine's first barrier
-    tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
-      columns.epilogue(j0, j_end, record, [&] {
-        TESSERA_UNROLL_FULL
-        for (int nt = 0; nt < NT; ++nt) {
+    for_each_inner_range(*this, tile, [&](int j_begin, int j_end) {
+      Columns columns{reinterpret_cast<float*>(shared + Tiles::shared_bytes), j_begin};
+      const auto record = [&](int j, float* rec) { load_record(b, j, j_end, rec); };
+      columns.load(j_begin, record);
+      columns.store(j_begin);  // visible after the engine's first barrier
+      tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
+        columns.epilogue(j0, j_end, record, [&] {
           TESSERA_UNROLL_FULL
-          for (int e = 0; e < 2; ++e) {
-            const float* col = columns.record(j0, wn * (BN / Tiles::WN) + 8 * nt + 2 * t + e);
-            const float nj = col[0], fj = col[1];
+          for (int nt = 0; nt < NT; ++nt) {
             TESSERA_UNROLL_FULL
-            for (int mt = 0; mt < MT; ++mt) {
+            for (int e = 0; e < 2; ++e) {
+              const float* col = columns.record(j0, wn * (BN / Tiles::WN) + 8 * nt + 2 * t + e);
+              const float nj = col[0], fj = col[1];
               TESSERA_UNROLL_FULL
-              for (int h = 0; h < 2; ++h) {
-                const float u = fmaf(d[mt][nt][2 * h + e] * fi[mt][h], fj, ni[mt][h] + nj);
-                const float k = formula.profile.shape(u);
-                float f[FD];
+              for (int mt = 0; mt < MT; ++mt) {
                 TESSERA_UNROLL_FULL
-                for (int c = 0; c < FD; ++c)
-                  f[c] = k * col[2 + c];
-                red.add({acc[mt][h], nullptr}, f, 0);
+                for (int h = 0; h < 2; ++h) {
+                  const float u = fmaf(d[mt][nt][2 * h + e] * fi[mt][h], fj, ni[mt][h] + nj);
+                  const float k = formula.profile.shape(u);
+                  float f[FD];
+                  TESSERA_UNROLL_FULL
+                  for (int c = 0; c < FD; ++c)
+                    f[c] = k * col[2 + c];
+                  red.add({acc[mt][h], nullptr}, f, 0);
+                }
               }
             }
           }
-        }
-        TESSERA_UNROLL_FULL
-        for (int mt = 0; mt < MT; ++mt) {
-          red.end_tile({acc[mt][0], nullptr});
-          red.end_tile({acc[mt][1], nullptr});
-        }
+          TESSERA_UNROLL_FULL
+          for (int mt = 0; mt < MT; ++mt) {
+            red.end_tile({acc[mt][0], nullptr});
+            red.end_tile({acc[mt][1], nullptr});
+          }
+        });
       });
     });
 
@@ -176,7 +181,7 @@ struct MatrixSumReduce {
     __syncthreads();
     for (int r = static_cast<int>(threadIdx.x); r < BM; r += block) {
       const int o = o0 + r;
-      if (o >= n_outer) continue;
+      if (o >= tile.o_end) continue;
       float total[SV];
       TESSERA_UNROLL_FULL
       for (int v = 0; v < SV; ++v)
@@ -205,7 +210,7 @@ bool launch_matrix_sum_parts(const Kokkos::Cuda& space, const Call& call, const 
   using Formula = typename Call::formula_type;
   using Out     = decltype(output_access<float, Index>(call.outputs));
   using Kernel  = MatrixSumReduce<typename Formula::profile_type, Formula::dim, Formula::weight_dim,
-                                 Red, decltype(call.jvars), Out, E, Parts>;
+                                 Red, decltype(call.jvars), Out, E, Parts, Call::sparse>;
   const auto kernel = &matrix_sum_cuda<Kernel>;
 
   Kernel k{call.formula, red, call.jvars};
@@ -215,7 +220,7 @@ bool launch_matrix_sum_parts(const Kokkos::Cuda& space, const Call& call, const 
   k.out                      = output_access<float, Index>(call.outputs);
   const std::size_t resident = cuda_resident_blocks(space, kernel, Kernel::block, k.shared_bytes());
   const std::size_t league =
-      schedule<Kokkos::Cuda>(call.options, call.shape, NoSparsity{}, resident, k);
+      schedule<Kokkos::Cuda>(call.options, call.shape, call.sparsity, resident, k);
   if (league == 0) return true;
 
   const cudaStream_t stream = space.cuda_stream();
@@ -225,10 +230,11 @@ bool launch_matrix_sum_parts(const Kokkos::Cuda& space, const Call& call, const 
                             Formula::dim, Parts == 3, call.ivars.template accessor<0>(),
                             {s, 0.0f, false, nullptr}, call.jvars.template accessor<0>(),
                             {s, 0.0f, false, nullptr});
-  k.tiles.a = rows.x.operands();
-  k.tiles.b = rows.y.operands();
-  const char* label =
-      k.chunks > 1 ? "tessera::genred::matrix_sum_2d_cuda" : "tessera::genred::matrix_sum_1d_cuda";
+  k.tiles.a         = rows.x.operands();
+  k.tiles.b         = rows.y.operands();
+  const char* label = Call::sparse   ? "tessera::genred::matrix_sum_block_sparse_cuda"
+                      : k.chunks > 1 ? "tessera::genred::matrix_sum_2d_cuda"
+                                     : "tessera::genred::matrix_sum_1d_cuda";
   launch_on_stream(space, label, k, call.shape.batch, [&](cudaStream_t st) {
     kernel<<<static_cast<unsigned>(league), Kernel::block, k.shared_bytes(), st>>>(k);
   });

@@ -1,7 +1,8 @@
 // The streamed tensor-core path of radial-kernel sums with wide weights: Sum reductions of a
 // RadialKernel with Distance::matrix and a bounded profile (unit_bounded_profile), a_i =
 // sum_j k(|x_i - y_j|^2) b_j, computed in float from float, half_t or bhalf_t Views, over j,
-// dense, any D, weights of static width W >= CudaTuning::matrix_wide_sum_min_weights. With W that
+// dense or block-sparse (matrix_team_tile.hpp), any D, weights of static width W >=
+// CudaTuning::matrix_wide_sum_min_weights. With W that
 // wide, the weights' product is a second matrix product, as in fused attention kernels
 // (FlashAttention-2: T. Dao, "Faster Attention with Better Parallelism and Work Partitioning",
 // 2023, arXiv:2307.08691):
@@ -22,8 +23,10 @@
 //    products; the epilogue turns each into s r^2 as the narrow sum does (the tile's s |y_j|^2
 //    and 2^-p_j staged in shared memory, TileColumns, on the Hopper engine; through L1 on the
 //    mma.sync engine: see `staged`), evaluates P' = 2^14 k (in place in the
-//    accumulators; 0 for inner rows past the block's range, which the weights' padding and the
-//    2D scheme's chunks need), splits P' into FP16 hi + lo (hi alone when fast) and packs it as
+//    accumulators; 0 for inner rows outside the range being walked: the weights' padding, the
+//    end of a 2D chunk or of a block-sparse range, and the rows before a block-sparse range's
+//    first row, since ranges are walked from the 16-row slab of the weights panel that holds
+//    it), splits P' into FP16 hi + lo (hi alone when fast) and packs it as
 //    A fragments.
 //    Register reuse (FlashAttention-2): the m16n8 accumulator layout of two adjacent n8 tiles
 //    is the m16k16 A fragment layout. With g = lane / 4, t = lane % 4, the engine's tile
@@ -74,6 +77,7 @@
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/cuda/matrix_engine.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
+#include <tessera/genred/impl/cuda/matrix_team_tile.hpp>
 #include <tessera/genred/impl/cuda/mma.hpp>
 #include <tessera/genred/impl/cuda/tiled_reduce_cuda.hpp>
 #include <tessera/genred/impl/output_access.hpp>
@@ -103,9 +107,9 @@ inline constexpr bool unit_bounded_profile =
 /// hold (float, half_t, bhalf_t: the kernel converts as it prepares its operands).
 template <class T, class Formula, class Red, bool OuterIsI, bool Sparse>
 inline constexpr bool matrix_wide_sum_call = false;
-template <class Profile, int D, int W, int FD, Summation S>
+template <class Profile, int D, int W, int FD, Summation S, bool Sparse>
 inline constexpr bool matrix_wide_sum_call<float, RadialKernel<Profile, D, W, Distance::matrix>,
-                                           Reducer<Sum, float, FD, S>, true, false> =
+                                           Reducer<Sum, float, FD, S>, true, Sparse> =
     FD == W&& W >= CudaTuning::matrix_wide_sum_min_weights&& unit_bounded_profile<Profile>;
 
 /// The weight columns of a block (WB) and of the weights panel (WP) for W weights, and whether
@@ -270,7 +274,7 @@ using WideSumTiles =
 /// then P' in PParts FP16 parts (2: hi + lo) times the weights in WParts FP16 parts, the
 /// products p_hi w_hi, p_lo w_hi (PParts = 2) and p_hi w_lo (WParts = 2).
 template <class Profile, int D, int W, class Red, class Out, class E, int Parts, int PParts,
-          int WParts>
+          int WParts, bool Sparse>
 struct MatrixWideSumReduce {
   using scalar_type  = float;
   using reducer_type = Red;
@@ -283,7 +287,7 @@ struct MatrixWideSumReduce {
   using Records = TileColumns<Tiles, 2>;
 
   static constexpr bool outer_is_i = true;
-  static constexpr bool is_sparse  = false;
+  static constexpr bool is_sparse  = Sparse;
   static constexpr int MT = Tiles::MT, NT = Tiles::NT, BM = Tiles::BM, BN = Tiles::BN;
   static constexpr int WM = Tiles::WM, WN = Tiles::WN;
   static constexpr int block      = Tiles::block;
@@ -334,6 +338,7 @@ struct MatrixWideSumReduce {
   const int* column_max = nullptr;  ///< (batch, WP) column maxima (bits of |w|)
   int slabs             = 0;        ///< 16-row slabs of the panel per batch entry
   int n_outer = 0, n_inner = 0, tiles_outer = 0, tile_j = 0, chunks = 0, chunk_rows = 0;
+  SparseSchedule sparse;  ///< block-sparse calls only
   Out out;
   PartialBuffer<float> partial;
 
@@ -418,12 +423,12 @@ struct MatrixWideSumReduce {
   }
 
   __device__ void run(int league, char* shared) const {
-    const int cb         = league % CB;
-    const DenseTile tile = dense_tile(league / CB, chunks, tiles_outer);
-    const int b          = tile.batch;
+    const int cb              = league % CB;
+    const MatrixTeamTile tile = matrix_team_tile(*this, league / CB);
+    const int b               = tile.batch;
     const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
     const int wm = warp / WN, wn = warp % WN, g = lane >> 2, t = lane & 3;
-    const int o0 = tile.tile * BM;
+    const int o0 = tile.o_begin;
 
     // s |x_i|^2 and -2 s 2^-p_i of the block's rows (read by the epilogues after the engine's
     // first barrier)
@@ -450,149 +455,152 @@ struct MatrixWideSumReduce {
           acc[mt][r][q] = 0.0f;
       }
     }
-    const int j_begin = tile.chunk * chunk_rows;
-    const int j_end   = j_begin + chunk_rows < n_inner ? j_begin + chunk_rows : n_inner;
-    Records records{reinterpret_cast<float*>(shared + records_offset), j_begin};
-    const auto record = [&](int j, float* rec) {
-      const std::size_t r = tiles.b.row(b, j);
-      rec[0]              = tiles.b.norm[r];
-      rec[1]              = tiles.b.factor[r];
-    };
-    if constexpr (staged) {
-      records.load(j_begin, record);
-      records.store(j_begin);  // visible after the engine's first barrier
-    }
-    tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
-      if constexpr (staged) stage_weights(shared + staged_offset, b, j0, cb);
-      // P' = 2^14 k(s r^2), in place; 0 past j_end
-      const auto kernel_values = [&] {
-        float ni[MT][2], fi[MT][2];
-        TESSERA_UNROLL_FULL
-        for (int mt = 0; mt < MT; ++mt) {
-          TESSERA_UNROLL_FULL
-          for (int h = 0; h < 2; ++h) {
-            const int r = wm * (BM / WM) + 16 * mt + g + 8 * h;
-            ni[mt][h]   = row_norm[r];
-            fi[mt][h]   = row_factor[r];
-          }
-        }
-        TESSERA_UNROLL_FULL
-        for (int nt = 0; nt < NT; ++nt) {
-          TESSERA_UNROLL_FULL
-          for (int e = 0; e < 2; ++e) {
-            const int c = wn * (BN / WN) + 8 * nt + 2 * t + e;
-            float col[2];
-            if constexpr (staged) {
-              col[0] = records.record(j0, c)[0];
-              col[1] = records.record(j0, c)[1];
-            } else {
-              record(j0 + c, col);
-            }
-            const float nj = col[0], fj = col[1];
-            const bool real = j0 + c < j_end;
-            TESSERA_UNROLL_FULL
-            for (int mt = 0; mt < MT; ++mt) {
-              TESSERA_UNROLL_FULL
-              for (int h = 0; h < 2; ++h) {
-                float& v      = d[mt][nt][2 * h + e];
-                const float u = fmaf(v * fi[mt][h], fj, ni[mt][h] + nj);
-                v             = real ? formula.profile.shape(u) * p_scale : 0.0f;
-              }
-            }
-          }
-        }
+    // each range from the 16-row slab of the weights panel that holds its first row j_first
+    // (the rows before it masked); dense chunks start on one
+    for_each_inner_range(*this, tile, [&](int j_first, int j_end) {
+      const int j_begin = j_first / 16 * 16;
+      Records records{reinterpret_cast<float*>(shared + records_offset), j_begin};
+      const auto record = [&](int j, float* rec) {
+        const std::size_t r = tiles.b.row(b, j);
+        rec[0]              = tiles.b.norm[r];
+        rec[1]              = tiles.b.factor[r];
       };
       if constexpr (staged) {
-        records.epilogue(j0, j_end, record, kernel_values);
-      } else {
-        kernel_values();
+        records.load(j_begin, record);
+        records.store(j_begin);  // visible after the engine's first barrier
       }
-      if constexpr (staged) {
-        // every warp's P times all of the tile's staged weights, k-slab by k-slab
-        cp_async_wait<0>();
-        __syncthreads();  // the tile's weights have landed
-        const Frag* ws = reinterpret_cast<const Frag*>(shared + staged_offset) + lane;
-        float x[MT][OT][4];
-        TESSERA_UNROLL_FULL
-        for (int mt = 0; mt < MT; ++mt) {
-          TESSERA_UNROLL_FULL
-          for (int r = 0; r < OT; ++r) {
-            TESSERA_UNROLL_FULL
-            for (int q = 0; q < 4; ++q)
-              x[mt][r][q] = 0.0f;
-          }
-        }
-        TESSERA_UNROLL_FULL
-        for (int ks = 0; ks < KS; ++ks) {
-          std::uint32_t ah[MT][4], al[LT][4];
-          TESSERA_UNROLL_FULL
-          for (int mt = 0; mt < MT; ++mt)
-            p_fragments(d, mt, ks, ah[mt], al[PParts == 2 ? mt : 0]);
-          TESSERA_UNROLL_FULL
-          for (int r = 0; r < OT; ++r) {
-            const Frag f = ws[(ks * (WB / 8) + r) * 32];
-            TESSERA_UNROLL_FULL
-            for (int mt = 0; mt < MT; ++mt)
-              products(x[mt][r], ah[mt], al[PParts == 2 ? mt : 0], f);
-          }
-        }
-        TESSERA_UNROLL_FULL
-        for (int mt = 0; mt < MT; ++mt) {
-          TESSERA_UNROLL_FULL
-          for (int r = 0; r < OT; ++r) {
-            TESSERA_UNROLL_FULL
-            for (int q = 0; q < 4; ++q)
-              acc[mt][r][q] += x[mt][r][q];
-          }
-        }
-        // the staged weights are next overwritten in the next tile's epilogue, after the
-        // engine's barrier of its first step: every warp has read them by then
-      } else {
-        HiFrags ah;
-        LoFrags al;
-        TESSERA_UNROLL_FULL
-        for (int mt = 0; mt < MT; ++mt) {
-          TESSERA_UNROLL_FULL
-          for (int ks = 0; ks < KS; ++ks)
-            p_fragments(d, mt, ks, ah[mt][ks], al[PParts == 2 ? mt : 0][ks]);
-        }
-        // times the weights, one 8-column tile at a time
-        const int slab0 = (j0 + wn * (BN / WN)) / 16;
-        const int ct0   = cb * (WB / 8);
-        TESSERA_UNROLL_FULL
-        for (int r = 0; r < OT; ++r) {
-          float x[MT][4];
-          if constexpr (split) {
-            // the partner's tile r over this warp's inner rows
-            tile_product(x, ah, al, b, slab0, ct0 + (1 - wn) * OT + r, lane);
-            float4* mine = exchange_slot(shared, r, wm, wn, lane);
-            TESSERA_UNROLL_FULL
-            for (int mt = 0; mt < MT; ++mt)
-              mine[mt * 32] = make_float4(x[mt][0], x[mt][1], x[mt][2], x[mt][3]);
-          }
-          tile_product(x, ah, al, b, slab0, ct0 + own0 / 8 + r, lane);
+      tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
+        if constexpr (staged) stage_weights(shared + staged_offset, b, j0, cb);
+        // P' = 2^14 k(s r^2), in place; 0 past j_end
+        const auto kernel_values = [&] {
+          float ni[MT][2], fi[MT][2];
           TESSERA_UNROLL_FULL
           for (int mt = 0; mt < MT; ++mt) {
             TESSERA_UNROLL_FULL
-            for (int q = 0; q < 4; ++q)
-              acc[mt][r][q] += x[mt][q];
+            for (int h = 0; h < 2; ++h) {
+              const int r = wm * (BM / WM) + 16 * mt + g + 8 * h;
+              ni[mt][h]   = row_norm[r];
+              fi[mt][h]   = row_factor[r];
+            }
           }
-          if constexpr (split) {
-            pair_barrier(wm);  // the pair's slots of round r are written
-            const float4* other = exchange_slot(shared, r, wm, 1 - wn, lane);
+          TESSERA_UNROLL_FULL
+          for (int nt = 0; nt < NT; ++nt) {
+            TESSERA_UNROLL_FULL
+            for (int e = 0; e < 2; ++e) {
+              const int c = wn * (BN / WN) + 8 * nt + 2 * t + e;
+              float col[2];
+              if constexpr (staged) {
+                col[0] = records.record(j0, c)[0];
+                col[1] = records.record(j0, c)[1];
+              } else {
+                record(j0 + c, col);
+              }
+              const float nj = col[0], fj = col[1];
+              const bool real = j0 + c >= j_first && j0 + c < j_end;
+              TESSERA_UNROLL_FULL
+              for (int mt = 0; mt < MT; ++mt) {
+                TESSERA_UNROLL_FULL
+                for (int h = 0; h < 2; ++h) {
+                  float& v      = d[mt][nt][2 * h + e];
+                  const float u = fmaf(v * fi[mt][h], fj, ni[mt][h] + nj);
+                  v             = real ? formula.profile.shape(u) * p_scale : 0.0f;
+                }
+              }
+            }
+          }
+        };
+        if constexpr (staged) {
+          records.epilogue(j0, j_end, record, kernel_values);
+        } else {
+          kernel_values();
+        }
+        if constexpr (staged) {
+          // every warp's P times all of the tile's staged weights, k-slab by k-slab
+          cp_async_wait<0>();
+          __syncthreads();  // the tile's weights have landed
+          const Frag* ws = reinterpret_cast<const Frag*>(shared + staged_offset) + lane;
+          float x[MT][OT][4];
+          TESSERA_UNROLL_FULL
+          for (int mt = 0; mt < MT; ++mt) {
+            TESSERA_UNROLL_FULL
+            for (int r = 0; r < OT; ++r) {
+              TESSERA_UNROLL_FULL
+              for (int q = 0; q < 4; ++q)
+                x[mt][r][q] = 0.0f;
+            }
+          }
+          TESSERA_UNROLL_FULL
+          for (int ks = 0; ks < KS; ++ks) {
+            std::uint32_t ah[MT][4], al[LT][4];
+            TESSERA_UNROLL_FULL
+            for (int mt = 0; mt < MT; ++mt)
+              p_fragments(d, mt, ks, ah[mt], al[PParts == 2 ? mt : 0]);
+            TESSERA_UNROLL_FULL
+            for (int r = 0; r < OT; ++r) {
+              const Frag f = ws[(ks * (WB / 8) + r) * 32];
+              TESSERA_UNROLL_FULL
+              for (int mt = 0; mt < MT; ++mt)
+                products(x[mt][r], ah[mt], al[PParts == 2 ? mt : 0], f);
+            }
+          }
+          TESSERA_UNROLL_FULL
+          for (int mt = 0; mt < MT; ++mt) {
+            TESSERA_UNROLL_FULL
+            for (int r = 0; r < OT; ++r) {
+              TESSERA_UNROLL_FULL
+              for (int q = 0; q < 4; ++q)
+                acc[mt][r][q] += x[mt][r][q];
+            }
+          }
+          // the staged weights are next overwritten in the next tile's epilogue, after the
+          // engine's barrier of its first step: every warp has read them by then
+        } else {
+          HiFrags ah;
+          LoFrags al;
+          TESSERA_UNROLL_FULL
+          for (int mt = 0; mt < MT; ++mt) {
+            TESSERA_UNROLL_FULL
+            for (int ks = 0; ks < KS; ++ks)
+              p_fragments(d, mt, ks, ah[mt][ks], al[PParts == 2 ? mt : 0][ks]);
+          }
+          // times the weights, one 8-column tile at a time
+          const int slab0 = (j0 + wn * (BN / WN)) / 16;
+          const int ct0   = cb * (WB / 8);
+          TESSERA_UNROLL_FULL
+          for (int r = 0; r < OT; ++r) {
+            float x[MT][4];
+            if constexpr (split) {
+              // the partner's tile r over this warp's inner rows
+              tile_product(x, ah, al, b, slab0, ct0 + (1 - wn) * OT + r, lane);
+              float4* mine = exchange_slot(shared, r, wm, wn, lane);
+              TESSERA_UNROLL_FULL
+              for (int mt = 0; mt < MT; ++mt)
+                mine[mt * 32] = make_float4(x[mt][0], x[mt][1], x[mt][2], x[mt][3]);
+            }
+            tile_product(x, ah, al, b, slab0, ct0 + own0 / 8 + r, lane);
             TESSERA_UNROLL_FULL
             for (int mt = 0; mt < MT; ++mt) {
-              const float4 o = other[mt * 32];
-              acc[mt][r][0] += o.x;
-              acc[mt][r][1] += o.y;
-              acc[mt][r][2] += o.z;
-              acc[mt][r][3] += o.w;
+              TESSERA_UNROLL_FULL
+              for (int q = 0; q < 4; ++q)
+                acc[mt][r][q] += x[mt][q];
             }
-            // the slots of round r are next written in round r + 2, after the barrier of round
-            // r + 1 (or of the engine's next step): both warps have read them by then
+            if constexpr (split) {
+              pair_barrier(wm);  // the pair's slots of round r are written
+              const float4* other = exchange_slot(shared, r, wm, 1 - wn, lane);
+              TESSERA_UNROLL_FULL
+              for (int mt = 0; mt < MT; ++mt) {
+                const float4 o = other[mt * 32];
+                acc[mt][r][0] += o.x;
+                acc[mt][r][1] += o.y;
+                acc[mt][r][2] += o.z;
+                acc[mt][r][3] += o.w;
+              }
+              // the slots of round r are next written in round r + 2, after the barrier of round
+              // r + 1 (or of the engine's next step): both warps have read them by then
+            }
           }
         }
-      }
+      });
     });
 
     // the block's sums (the two column warps' shares added when they cover the same columns),
@@ -619,7 +627,7 @@ struct MatrixWideSumReduce {
     const int* colmax = column_max + static_cast<std::size_t>(b) * Columns::panel;
     for (int e = static_cast<int>(threadIdx.x); e < BM * WB; e += block) {
       const int r = e / WB, c = cb * WB + e % WB, o = o0 + r;
-      if (o >= n_outer || c >= W) continue;
+      if (o >= tile.o_end || c >= W) continue;
       const int q   = fp16_row_shift(__int_as_float(colmax[c])) + wide_sum_p_shift;
       const float v = ldexpf(sums[r * WBP + e % WB], -q);
       if (chunks == 1) {
@@ -645,11 +653,12 @@ __global__ void __launch_bounds__(Kernel::block, Kernel::min_blocks)
 
 template <class Call, class Red, class E, int Parts, int PParts, int WParts>
 bool launch_matrix_wide_sum_products(const Kokkos::Cuda& space, const Call& call, const Red& red) {
-  using Index       = typename Call::index_type;
-  using Formula     = typename Call::formula_type;
-  using Out         = decltype(output_access<float, Index>(call.outputs));
-  using Kernel      = MatrixWideSumReduce<typename Formula::profile_type, Formula::dim,
-                                     Formula::weight_dim, Red, Out, E, Parts, PParts, WParts>;
+  using Index   = typename Call::index_type;
+  using Formula = typename Call::formula_type;
+  using Out     = decltype(output_access<float, Index>(call.outputs));
+  using Kernel =
+      MatrixWideSumReduce<typename Formula::profile_type, Formula::dim, Formula::weight_dim, Red,
+                          Out, E, Parts, PParts, WParts, Call::sparse>;
   const auto kernel = &matrix_wide_sum_cuda<Kernel>;
 
   Kernel k{call.formula, red};
@@ -660,8 +669,9 @@ bool launch_matrix_wide_sum_products(const Kokkos::Cuda& space, const Call& call
   const CudaDeviceFacts device = cuda_device_facts(space);
   if (k.shared_bytes() > device.shared_max) return false;
   const std::size_t resident = cuda_resident_blocks(space, kernel, Kernel::block, k.shared_bytes());
-  const std::size_t league   = schedule<Kokkos::Cuda>(
-      call.options, call.shape, NoSparsity{}, resident > Kernel::CB ? resident / Kernel::CB : 1, k);
+  const std::size_t league =
+      schedule<Kokkos::Cuda>(call.options, call.shape, call.sparsity,
+                             resident > Kernel::CB ? resident / Kernel::CB : 1, k);
   if (league == 0) return true;
   require_league(league * Kernel::CB, "batch * row tiles * chunks * weight column blocks");
 
@@ -680,8 +690,9 @@ bool launch_matrix_wide_sum_products(const Kokkos::Cuda& space, const Call& call
   k.weights         = ws.fragments();
   k.column_max      = ws.column_max();
   k.slabs           = ws.slabs();
-  const char* label = k.chunks > 1 ? "tessera::genred::matrix_wide_sum_2d_cuda"
-                                   : "tessera::genred::matrix_wide_sum_1d_cuda";
+  const char* label = Call::sparse   ? "tessera::genred::matrix_wide_sum_block_sparse_cuda"
+                      : k.chunks > 1 ? "tessera::genred::matrix_wide_sum_2d_cuda"
+                                     : "tessera::genred::matrix_wide_sum_1d_cuda";
   launch_on_stream(space, label, k, call.shape.batch, [&](cudaStream_t st) {
     kernel<<<static_cast<unsigned>(league * Kernel::CB), Kernel::block, k.shared_bytes(), st>>>(k);
   });
