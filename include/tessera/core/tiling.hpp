@@ -426,6 +426,14 @@ struct CudaTuning : GpuTuning {
   static constexpr int matrix_sm90_tile_cols = 256;
   static constexpr int matrix_sm90_stages    = 4;
   static constexpr int matrix_sm90_split_k   = 32;
+  /// The Hopper engine of the radial sums up to matrix_sm90_narrow_max_dim: tiles of
+  /// matrix_sm90_narrow_cols inner rows and matrix_sm90_narrow_stages stages (96 KiB), so that
+  /// two blocks of 128 registers a thread share a multiprocessor: four warps per scheduler
+  /// instead of two (the kernel is latency-bound: 36% of issue slots busy, L2 at 16% of its
+  /// throughput, at D = 128 in bfloat16), one block's epilogue beside the other's products.
+  static constexpr int matrix_sm90_narrow_cols    = 128;
+  static constexpr int matrix_sm90_narrow_stages  = 3;
+  static constexpr int matrix_sm90_narrow_max_dim = 256;
   /// The widest weights the streamed radial sum keeps per row in registers.
   static constexpr int matrix_sum_max_weights = 4;
   /// Weights from this width on take the wide-weights kernel (impl/cuda/

@@ -1,7 +1,9 @@
 // The streamed tensor-core engine of this build: Hopper's (matrix_tiles_sm90.hpp, warpgroup
 // products) when Tessera was configured for sm_90a (TESSERA_CUDA_SM90A, config.hpp: such code
 // runs only on compute capability 9.0), else the mma.sync engine (matrix_tiles.hpp, compute
-// capability 8.0 and later). Both give their epilogues the same accumulator layout.
+// capability 8.0 and later); the radial sums at moderate D take the Hopper engine in narrow
+// tiles, two blocks per multiprocessor (MatrixSumEngine). All give their epilogues the same
+// accumulator layout.
 #pragma once
 
 #include <tessera/core/config.hpp>
@@ -29,6 +31,16 @@ template <class E, int Parts, int BK, int WarpsM = CudaTuning::matrix_tile_warps
 using MatrixEngine = std::conditional_t<cuda_sm90a_build, MatrixTilesSm90<E, Parts, BK, Stages>,
                                         MatrixTiles<E, Parts, BK, WarpsM, WarpsN>>;
 
+/// The engine of the radial sums at dimension D over operands of 16-bit type E with Parts
+/// products: in builds for sm_90a up to CudaTuning::matrix_sm90_narrow_max_dim, the Hopper engine
+/// in narrow tiles, two blocks per multiprocessor; else MatrixEngine.
+template <class E, int Parts, int D>
+using MatrixSumEngine = std::conditional_t<
+    cuda_sm90a_build && D <= CudaTuning::matrix_sm90_narrow_max_dim,
+    MatrixTilesSm90<E, Parts, matrix_tile_k_step(D), CudaTuning::matrix_sm90_narrow_stages,
+                    CudaTuning::matrix_sm90_narrow_cols, 2>,
+    MatrixEngine<E, Parts, matrix_tile_k_step(D)>>;
+
 /// Per-column data of the engine's inner tiles (norms, scale factors, weights: CW floats per
 /// inner row) staged in shared memory for the epilogues, two tiles deep: while the pairs of one
 /// tile are evaluated from shared memory, each thread holds the next tile's records of its
@@ -37,9 +49,10 @@ using MatrixEngine = std::conditional_t<cuda_sm90a_build, MatrixTilesSm90<E, Par
 /// load.
 template <class Tiles, int CW>
 struct TileColumns {
-  static constexpr int BN  = Tiles::BN;
-  static constexpr int CPT = BN / Tiles::block;  ///< records a thread loads per tile
-  static_assert(BN % Tiles::block == 0, "every thread loads as many records");
+  static constexpr int BN = Tiles::BN;
+  /// Records a thread loads per tile (the first BN threads load one when BN < block).
+  static constexpr int CPT = (BN + Tiles::block - 1) / Tiles::block;
+  static_assert(BN % Tiles::block == 0 || BN < Tiles::block, "every loading thread loads as many");
   /// Shared memory of the two tiles' records.
   static constexpr std::size_t bytes = 2 * BN * CW * sizeof(float);
 
@@ -50,12 +63,14 @@ struct TileColumns {
   /// Loads the records of the tile at inner row j0 into `next`: load(j, record) fills one.
   template <class Load>
   __device__ __forceinline__ void load(int j0, Load&& load_record) {
+    if (BN < Tiles::block && static_cast<int>(threadIdx.x) >= BN) return;
     TESSERA_UNROLL_FULL
     for (int k = 0; k < CPT; ++k)
       load_record(j0 + static_cast<int>(threadIdx.x) + k * Tiles::block, next[k]);
   }
   /// Stores `next` as the records of the tile at inner row j0.
   __device__ __forceinline__ void store(int j0) const {
+    if (BN < Tiles::block && static_cast<int>(threadIdx.x) >= BN) return;
     float* t = shared + (j0 - j_begin) / BN % 2 * BN * CW;
     TESSERA_UNROLL_FULL
     for (int k = 0; k < CPT; ++k) {

@@ -8,7 +8,8 @@
 //
 // The rows are prepared once (matrix_operands.hpp: x_i and y_j scaled per row, split into FP16
 // parts unless options.matrix_precision is fast, with s |x_i|^2 and s |y_j|^2), then the tile
-// engine of the build (matrix_engine.hpp: Hopper's 128 x 256 tiles, else mma.sync's 128 x 128)
+// engine of the build (matrix_engine.hpp, MatrixSumEngine: Hopper's 128 x 128 tiles, two blocks
+// per multiprocessor, up to D = 256 and 128 x 256 beyond, else mma.sync's 128 x 128)
 // computes the dot products of each tile and this file's epilogue turns each into
 //   s r^2 = s |x_i|^2 + s |y_j|^2 - 2 s 2^-(p_i + p_j) (2^p_i x_i . 2^p_j y_j),
 // with the tile's column data (s |y_j|^2, 2^-p_j, b_j) from shared memory (TileColumns),
@@ -49,7 +50,7 @@ struct MatrixSumReduce {
   using scalar_type  = float;
   using reducer_type = Red;
   using Formula      = RadialKernel<Profile, D, W, Distance::matrix>;
-  using Tiles        = MatrixEngine<E, Parts, matrix_tile_k_step(D)>;
+  using Tiles        = MatrixSumEngine<E, Parts, D>;
 
   static constexpr bool outer_is_i = true;
   static constexpr bool is_sparse  = Sparse;

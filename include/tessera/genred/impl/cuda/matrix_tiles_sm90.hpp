@@ -3,15 +3,17 @@
 // such builds (matrix_engine.hpp), with the products on warpgroup MMA (wgmma.hpp).
 //
 // A block of two warpgroups owns BM = 128 outer rows (64 per warpgroup) and walks the inner rows
-// in tiles of BN = 256, twice MatrixTiles' width: every operand byte brought from L2 now serves
-// 3/256 of a pair instead of 2/128 (the mma.sync engine ran at about 4.4 TB/s of L2 reads at
-// D >= 64). A split operand's two parts are staged once per k-step and used by all three
-// products (lo.hi, hi.lo, hi.hi). Stages hold [A hi, (A lo), B hi, (B lo)], rows of KS 16-bit
-// elements with MatrixTiles' swizzle, which is the wgmma's 32/64/128-byte swizzle mode; each
-// warpgroup's products read them straight from shared memory through descriptors. The stages are
-// filled by cp.async STAGES - 2 steps ahead, and one group of products stays in flight while the
-// next step's copies are issued. A warp's accumulators are MatrixTiles' layout with WM = 8 warps
-// of 16 rows and WN = 1: tile (0, nt), rows g and g + 8, columns 8 nt + 2t and 8 nt + 2t + 1.
+// in tiles of BN = 256 by default, twice MatrixTiles' width: every operand byte brought from L2
+// now serves 3/256 of a pair instead of 2/128 (the mma.sync engine ran at about 4.4 TB/s of L2
+// reads at D >= 64). The radial sums at moderate D take tiles of 128 in blocks of 128 registers
+// a thread, two blocks per multiprocessor (matrix_engine.hpp: MatrixSumEngine). A split operand's
+// two parts are staged once per k-step and used by all three products (lo.hi, hi.lo, hi.hi). Stages
+// hold [A hi, (A lo), B hi, (B lo)], rows of KS 16-bit elements with MatrixTiles' swizzle, which is
+// the wgmma's 32/64/128-byte swizzle mode; each warpgroup's products read them straight from shared
+// memory through descriptors. The stages are filled by cp.async STAGES - 2 steps ahead, and one
+// group of products stays in flight while the next step's copies are issued. A warp's accumulators
+// are MatrixTiles' layout with WM = 8 warps of 16 rows and WN = 1: tile (0, nt), rows g and g + 8,
+// columns 8 nt + 2t and 8 nt + 2t + 1.
 #pragma once
 
 #include <tessera/core/tiling.hpp>
@@ -26,18 +28,20 @@ namespace tessera {
 namespace Impl {
 
 /// The Hopper streamed tile engine over operands of 16-bit type E, Parts = 3 (split) or 1
-/// products per element pair, panels padded to k-steps of BK elements, Stages pipeline stages.
-template <class E, int Parts, int BK, int Stages = CudaTuning::matrix_sm90_stages>
+/// products per element pair, panels padded to k-steps of BK elements, Stages pipeline stages,
+/// tiles of Cols inner rows, MinBlocks blocks per multiprocessor (the register budget).
+template <class E, int Parts, int BK, int Stages = CudaTuning::matrix_sm90_stages,
+          int Cols = CudaTuning::matrix_sm90_tile_cols, int MinBlocks = 1>
 struct MatrixTilesSm90 {
   static constexpr int BM     = CudaTuning::matrix_sm90_tile_rows;
-  static constexpr int BN     = CudaTuning::matrix_sm90_tile_cols;
+  static constexpr int BN     = Cols;
   static constexpr int STAGES = Stages;
   /// Elements per k-step: split operands stage four panels, so their steps are shorter.
   static constexpr int KS =
       Parts == 3 && BK > CudaTuning::matrix_sm90_split_k ? CudaTuning::matrix_sm90_split_k : BK;
   static constexpr int WM = BM / 16, WN = 1, MT = 1, NT = BN / 8;
   static constexpr int block      = 32 * WM;
-  static constexpr int min_blocks = 1;
+  static constexpr int min_blocks = MinBlocks;
   static constexpr int row_bytes  = KS * 2;
   static constexpr int chunks     = KS / 8;              ///< 16-byte chunks per row
   static constexpr int sides      = Parts == 3 ? 2 : 1;  ///< panels per side: hi (and lo)
