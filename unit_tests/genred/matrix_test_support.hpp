@@ -1,9 +1,11 @@
 // Inputs and double-precision references shared by the tests of genred's tensor-core paths
 // (test_genred_matrix_units.cpp, test_genred_matrix_sparse.cpp): rows uniform in a unit box,
 // exactly representable in float, copied to device Views; the radial profiles and the
-// selections' point-pair values in double; inputs with exact ties.
+// selections' point-pair values in double; inputs with exact ties; whether the tensor-core
+// kernels run.
 #pragma once
 
+#include <tessera/core/config.hpp>
 #include <tessera/genred/builtin_formulas.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -17,6 +19,20 @@
 #include <vector>
 
 namespace tessera_test {
+
+/// Whether calls on Space run Tessera's tensor-core kernels: its CUDA kernels on a GPU of
+/// compute capability 8.0 or later.
+template <class Space>
+bool tensor_core_kernels() {
+#if defined(TESSERA_ENABLE_CUDA_KERNELS)
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
+    int major = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, Space().cuda_device());
+    return major >= 8;
+  }
+#endif
+  return false;
+}
 
 /// rows x cols uniform in [lo, lo + 1), row-major, from seed.
 inline std::vector<double> uniform(int rows, int cols, double lo, unsigned seed) {

@@ -40,20 +40,6 @@ template <class Space>
 class GenredMatrixSparse : public ::testing::Test {};
 TYPED_TEST_SUITE(GenredMatrixSparse, tessera_test::ExecutionSpaces);
 
-/// Whether calls on Space run Tessera's tensor-core kernels: its CUDA kernels on a GPU of
-/// compute capability 8.0 or later.
-template <class Space>
-bool tensor_core_kernels() {
-#if defined(TESSERA_ENABLE_CUDA_KERNELS)
-  if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
-    int major = 0;
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, Space().cuda_device());
-    return major >= 8;
-  }
-#endif
-  return false;
-}
-
 struct PatternCase {
   HostPattern pattern;
   std::string what;
@@ -119,7 +105,7 @@ double sparse_sum_error(const HostPattern& p, Axis axis, MatrixPrecision precisi
                       tessera::j_vars(yd, bd), out, ranges, options);
     }
     Kokkos::fence();
-    if (tensor_core_kernels<Space>() && n_out > 0 && n_in > 0) {
+    if (tessera_test::tensor_core_kernels<Space>() && n_out > 0 && n_in > 0) {
       EXPECT_TRUE(names.launched(kernel)) << kernel << " did not run the call";
     }
   }
@@ -260,7 +246,7 @@ void check_sparse_selections(const PatternCase& c, Axis axis, int k, unsigned se
     check("KMinArgKMin", k, true, true, vals);
   }
   Kokkos::fence();
-  if (tensor_core_kernels<Space>() && n_out > 0 && n_in > 0) {
+  if (tessera_test::tensor_core_kernels<Space>() && n_out > 0 && n_in > 0) {
     EXPECT_TRUE(names.launched("tessera::genred::matrix_select_block_sparse_cuda"))
         << c.what << ": the tensor-core selection did not run the calls";
   }

@@ -11,6 +11,7 @@
 
 #include "execution_spaces.hpp"
 #include "genred/matrix_test_support.hpp"
+#include "kernel_names.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
@@ -276,22 +277,37 @@ TYPED_TEST(GenredMatrixUnits, CosineAndDotSelectionsAreExact) {
   check_selections<Space, tessera::DotOp, 64>(37, 131, 1, false, 44);
 }
 
-/// All inner rows equal: every pair ties, the certificate fails on every row and the direct
-/// fallback must still give indices 0..k-1.
+/// All inner rows equal: every pair ties, the certificate fails on every row and the fallback
+/// (a block per row, more rows than blocks) must still give indices 0..k-1 and the exact
+/// values; with every row ranked exactly, whatever the candidates.
 TYPED_TEST(GenredMatrixUnits, AllEqualPointsGiveTheSmallestIndices) {
-  using Space = TypeParam;
-  const int m = 9, n = 300, k = 10;
-  std::vector<double> x(static_cast<std::size_t>(m) * 32, 0.25),
-      y(static_cast<std::size_t>(n) * 32, 0.25);
-  const auto xd = device_rows<Space>(x, m, 32, "x");
-  const auto yd = device_rows<Space>(y, n, 32, "y");
-  Kokkos::View<int**, Kokkos::LayoutRight, typename Space::memory_space> idx("idx", m, k);
-  tessera::genred(Space{}, tessera::ArgKMin{k}, tessera::SquaredDistance<32>{}, tessera::i_vars(xd),
-                  tessera::j_vars(yd), idx);
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, idx);
-  for (int i = 0; i < m; ++i)
-    for (int s = 0; s < k; ++s)
-      EXPECT_EQ(h(i, s), s) << "row " << i;
+  using Space     = TypeParam;
+  constexpr int D = 40;  // above CudaTuning::matrix_select_min_dim: the tensor cores' call
+  const int m = 2053, n = 300, k = 10;
+  std::vector<double> x(static_cast<std::size_t>(m) * D, 0.25),
+      y(static_cast<std::size_t>(n) * D, 0.5);
+  const auto xd = device_rows<Space>(x, m, D, "x");
+  const auto yd = device_rows<Space>(y, n, D, "y");
+  using Mem     = typename Space::memory_space;
+  Kokkos::View<int**, Kokkos::LayoutRight, Mem> idx("idx", m, k);
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> vals("vals", m, k);
+  {
+    const tessera_test::KernelNames names;
+    tessera::genred(Space{}, tessera::KMinArgKMin{k}, tessera::SquaredDistance<D>{},
+                    tessera::i_vars(xd), tessera::j_vars(yd), tessera::outputs(vals, idx));
+    Kokkos::fence();
+    if (tessera_test::tensor_core_kernels<Space>()) {
+      EXPECT_TRUE(names.launched("tessera::genred::matrix_select_cuda"));
+    }
+  }
+  const auto h  = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, idx);
+  const auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, vals);
+  for (int i = 0; i < m; ++i) {
+    for (int s = 0; s < k; ++s) {
+      ASSERT_EQ(h(i, s), s) << "row " << i;
+      ASSERT_EQ(hv(i, s), 0.0625f * D) << "row " << i;  // (1/4)^2 per component, exact
+    }
+  }
 }
 
 // ------------------------------------------------------------------------ batches

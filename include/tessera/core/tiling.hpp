@@ -426,14 +426,16 @@ struct CudaTuning : GpuTuning {
   static constexpr int matrix_sm90_tile_cols = 256;
   static constexpr int matrix_sm90_stages    = 4;
   static constexpr int matrix_sm90_split_k   = 32;
-  /// The Hopper engine of the radial sums up to matrix_sm90_narrow_max_dim: tiles of
-  /// matrix_sm90_narrow_cols inner rows and matrix_sm90_narrow_stages stages (96 KiB), so that
-  /// two blocks of 128 registers a thread share a multiprocessor: four warps per scheduler
+  /// The Hopper engine of the radial sums up to matrix_sm90_narrow_max_dim, and of the
+  /// selections: tiles of matrix_sm90_narrow_cols inner rows and matrix_sm90_narrow_stages stages
+  /// (96 KiB), so that matrix_sm90_narrow_blocks blocks of 128 registers a thread share a
+  /// multiprocessor: four warps per scheduler
   /// instead of two (the kernel is latency-bound: 36% of issue slots busy, L2 at 16% of its
   /// throughput, at D = 128 in bfloat16), one block's epilogue beside the other's products.
   static constexpr int matrix_sm90_narrow_cols    = 128;
   static constexpr int matrix_sm90_narrow_stages  = 3;
   static constexpr int matrix_sm90_narrow_max_dim = 256;
+  static constexpr int matrix_sm90_narrow_blocks  = 2;
   /// The widest weights the streamed radial sum keeps per row in registers.
   static constexpr int matrix_sum_max_weights = 4;
   /// Weights from this width on take the wide-weights kernel (impl/cuda/
@@ -454,17 +456,19 @@ struct CudaTuning : GpuTuning {
   /// Candidates a list keeps beyond k: the margin that lets the rounding-error certificate hold
   /// when the k-th and the following scores are close.
   static constexpr int matrix_select_margin = 8;
-  /// Float selections run on the tensor cores above this dimension (H100, ArgKMin K = 10,
-  /// M = N = 1e5, against the SIMT kernel's 0.49e12 pairs/s at D = 16 and 0.13e12 at D = 64:
-  /// the mma.sync engine 0.27e12 and 0.25e12, the Hopper engine 0.37e12 at both).
-  static constexpr int matrix_select_min_dim = 32;
+  /// Selections run on the tensor cores above this dimension, whatever the points' type (H200,
+  /// ArgKMin K = 10, M = N = 1e5, one list per row on the two-block Hopper engine: 0.615e12
+  /// pairs/s at D = 16 and 0.600e12 at D = 32 against the SIMT kernel's 0.477e12 and 0.248e12;
+  /// at D <= 8 the SIMT kernel's direct distances are faster).
+  static constexpr int matrix_select_min_dim = 8;
   /// Scores a thread of the selections queues before its warp merges the queues into the lists
-  /// (larger queues: fewer, fuller merges), and the Hopper engine's stages in the selections
-  /// (three, to leave shared memory to the lists and queues).
+  /// (larger queues: fewer, fuller merges), and the engine's stages in the selections (three,
+  /// to leave shared memory to the lists and queues).
   static constexpr int matrix_select_queue  = 16;
   static constexpr int matrix_select_stages = 3;
   /// Warps of the mma.sync engine's selection blocks along each side of the 128 x 128 tile: one
-  /// warp across, so that a block keeps 4 lists per outer row (Ampere's shared memory).
+  /// warp across, so that the four lanes of a quad hold all of a row's columns and share its
+  /// list.
   static constexpr int matrix_select_warps_m = 4;
   static constexpr int matrix_select_warps_n = 1;
 };

@@ -45,7 +45,7 @@ struct GenredBackend<Kokkos::Cuda> {
     if constexpr (matrix_sum_call<T, Formula, Red, OuterIsI, Call::sparse, uniform>) {
       if (launch_matrix_sum(space, call, red)) return true;
     }
-    if constexpr (matrix_select_call<T, Formula, Red, OuterIsI, Call::sparse, uniform>) {
+    if constexpr (matrix_select_call<T, Formula, Red, OuterIsI, Call::sparse>) {
       if (launch_matrix_select(space, call, red)) return true;
     }
     return false;

@@ -1,8 +1,9 @@
 // The streamed tensor-core engine of this build: Hopper's (matrix_tiles_sm90.hpp, warpgroup
 // products) when Tessera was configured for sm_90a (TESSERA_CUDA_SM90A, config.hpp: such code
 // runs only on compute capability 9.0), else the mma.sync engine (matrix_tiles.hpp, compute
-// capability 8.0 and later); the radial sums at moderate D take the Hopper engine in narrow
-// tiles, two blocks per multiprocessor (MatrixSumEngine). All give their epilogues the same
+// capability 8.0 and later); the radial sums at moderate D and the selections take the Hopper
+// engine in narrow tiles, two blocks per multiprocessor (MatrixSumEngine, MatrixSelectEngine).
+// All give their epilogues the same
 // accumulator layout.
 #pragma once
 
@@ -38,8 +39,19 @@ template <class E, int Parts, int D>
 using MatrixSumEngine = std::conditional_t<
     cuda_sm90a_build && D <= CudaTuning::matrix_sm90_narrow_max_dim,
     MatrixTilesSm90<E, Parts, matrix_tile_k_step(D), CudaTuning::matrix_sm90_narrow_stages,
-                    CudaTuning::matrix_sm90_narrow_cols, 2>,
+                    CudaTuning::matrix_sm90_narrow_cols, CudaTuning::matrix_sm90_narrow_blocks>,
     MatrixEngine<E, Parts, matrix_tile_k_step(D)>>;
+
+/// The engine of the selections over operands of 16-bit type E, panels padded to k-steps of BK
+/// elements: in builds for sm_90a the Hopper engine in narrow tiles, two blocks per
+/// multiprocessor; else the mma.sync engine with CudaTuning::matrix_select_warps_m x _warps_n
+/// warps. In both, a warp holds whole outer rows of the tile.
+template <class E, int BK>
+using MatrixSelectEngine = std::conditional_t<
+    cuda_sm90a_build,
+    MatrixTilesSm90<E, 1, BK, CudaTuning::matrix_select_stages, CudaTuning::matrix_sm90_narrow_cols,
+                    CudaTuning::matrix_sm90_narrow_blocks>,
+    MatrixTiles<E, 1, BK, CudaTuning::matrix_select_warps_m, CudaTuning::matrix_select_warps_n>>;
 
 /// Per-column data of the engine's inner tiles (norms, scale factors, weights: CW floats per
 /// inner row) staged in shared memory for the epilogues, two tiles deep: while the pairs of one

@@ -1,21 +1,19 @@
 // Nearest-neighbour selections on the tensor cores, exact: Min, ArgMin, MinArgMin, KMin, ArgKMin
 // and KMinArgKMin over j of SquaredDistance<D>, CosineDistance<D> and DotProduct<D>, computed in
 // float (points stored as float, half_t or bhalf_t), dense or block-sparse
-// (matrix_team_tile.hpp), D > 32 for float Views (at smaller
-// D the SIMT kernel is as fast: CudaTuning::matrix_select_min_dim) and D > 8 for the others, k <=
-// CudaTuning::matrix_select_max_k.
+// (matrix_team_tile.hpp), D > CudaTuning::matrix_select_min_dim (below, the SIMT kernel's direct
+// distances are faster), k <= CudaTuning::matrix_select_max_k.
 //
 // 1. Candidates. The rows are prepared once (matrix_operands.hpp: one 16-bit part; the squared
 //    distance's rows centred on the mean of a sample of inner rows, the cosine's normalised),
 //    and the tile engine (matrix_engine.hpp) computes each tile of dot products; the epilogue
 //    turns each accumulator into an approximate score
 //      squared distance |x|^2 + |y|^2 - 2 x.y,  cosine distance 1 - x.y,  dot product x.y,
-//    and each thread keeps, for each of its outer rows, the k + CudaTuning::matrix_select_margin
-//    smallest (score, j) of its own columns (four lists per row, interleaved over the
-//    columns) in a sorted list in shared memory, behind a register threshold: the smallest last
-//    score of the row's lists, so that a score that cannot enter costs a multiply-add and a
-//    comparison. Each reduced-range chunk (2D scheme) writes its lists and their last scores T
-//    to a workspace.
+//    and each outer row keeps the k + CudaTuning::matrix_select_margin smallest (score, j) in
+//    one sorted list in shared memory, shared by the four lanes that hold the row's columns,
+//    behind a register threshold (the list's last score), so that a score that cannot enter
+//    costs a multiply-add and a comparison. Each reduced-range chunk (2D scheme) writes its
+//    lists and their last scores T to a workspace.
 // 2. Re-ranking and certificate (one warp per row): the exact value of every candidate, in
 //    double from the stored inputs, then the k smallest (value, index), ties to the smaller
 //    index. The approximate score of any pair differs from its exact value by at most
@@ -26,12 +24,12 @@
 //    rounding of the norms, the shift and the sums, all doubled for margin. So every j left
 //    out of a chunk's list has an exact value >= T - delta_i. When every chunk's T - delta_i
 //    exceeds the k-th exact value, no pair outside the lists can enter: the row is certified.
-//    Otherwise (near-ties wider than the bound, duplicated points) the warp recomputes the row
-//    directly over all its j (a block-sparse row: over its segment's ranges), in double. Either
-//    way the result is the exact k smallest of the row.
+//    Otherwise (near-ties wider than the bound, duplicated points) the row is left to the
+// 3. Fallback: a block per such row recomputes it directly over all its j (a block-sparse row:
+//    over its segment's ranges), in double. Either way the result is the exact k smallest of
+//    the row.
 // Values are the exact values rounded to float (a direct float kernel may differ in the last
-// bits); the workspace is linear in the sizes: L (k + margin) candidates per output row and
-// chunk, L the lists per row.
+// bits); the workspace is linear in the sizes: k + margin candidates per output row and chunk.
 #pragma once
 
 #include <tessera/core/tiling.hpp>
@@ -57,13 +55,16 @@ namespace tessera {
 namespace Impl {
 
 /// The score of a selection formula over prepared rows, s = n_i + n_j + dot_scale x.y, and
-/// its exact value in double from the stored rows' x.y, |x|^2 and |y|^2 (r2: |x - y|^2).
+/// its exact value in double from the stored rows' x.y, |x|^2 and |y|^2 (r2: |x - y|^2): the
+/// squared distance (centred rows) reads r2 only, the cosine (unit rows) x.y and the norms, the
+/// dot product x.y only.
 template <class Op>
 struct SelectScore;
 template <>
 struct SelectScore<SquaredDistanceOp> {
   static constexpr bool centred    = true;
   static constexpr bool unit       = false;
+  static constexpr bool reads_dot  = false;
   static constexpr float dot_scale = -2.0f;
   static OperandTransform outer(const float* c) { return {1.0f, 0.0f, false, c}; }
   static OperandTransform inner(const float* c) { return {1.0f, 0.0f, false, c}; }
@@ -73,6 +74,7 @@ template <>
 struct SelectScore<CosineDistanceOp> {
   static constexpr bool centred    = false;
   static constexpr bool unit       = true;
+  static constexpr bool reads_dot  = true;
   static constexpr float dot_scale = -1.0f;
   static OperandTransform outer(const float*) { return {0.0f, 1.0f, true, nullptr}; }  // n_i = 1
   static OperandTransform inner(const float*) { return {0.0f, 0.0f, true, nullptr}; }
@@ -85,6 +87,7 @@ template <>
 struct SelectScore<DotOp> {
   static constexpr bool centred    = false;
   static constexpr bool unit       = false;
+  static constexpr bool reads_dot  = true;
   static constexpr float dot_scale = 1.0f;
   static OperandTransform outer(const float*) { return {0.0f, 0.0f, false, nullptr}; }
   static OperandTransform inner(const float*) { return {0.0f, 0.0f, false, nullptr}; }
@@ -113,16 +116,13 @@ inline constexpr bool is_select_op =
     std::is_same_v<Op, SquaredDistanceOp> || std::is_same_v<Op, CosineDistanceOp> ||
     std::is_same_v<Op, DotOp>;
 
-/// True for the calls the tensor-core selections run (see the file comment); Uniform: every
-/// View of the call holds the compute type (the SIMT kernel takes those up to
-/// CudaTuning::matrix_select_min_dim, where it is as fast).
-template <class T, class Formula, class Red, bool OuterIsI, bool Sparse, bool Uniform>
+/// True for the calls the tensor-core selections run (see the file comment).
+template <class T, class Formula, class Red, bool OuterIsI, bool Sparse>
 inline constexpr bool matrix_select_call = false;
-template <int D, class Op, class Reduction, Summation S, bool Sparse, bool Uniform>
+template <int D, class Op, class Reduction, Summation S, bool Sparse>
 inline constexpr bool matrix_select_call<float, PointPairFormula<D, Op>,
-                                         Reducer<Reduction, float, 1, S>, true, Sparse, Uniform> =
-    D > (Uniform ? CudaTuning::matrix_select_min_dim : 8) &&
-    is_select_op<Op>&& is_min_selection<Reduction>;
+                                         Reducer<Reduction, float, 1, S>, true, Sparse> =
+    D > CudaTuning::matrix_select_min_dim&& is_select_op<Op>&& is_min_selection<Reduction>;
 
 /// Inserts (s, j), which precedes the last entry, into the ascending list (v, ix) of n entries
 /// (smaller value first, then smaller index), dropping the last entry.
@@ -139,28 +139,27 @@ __device__ __forceinline__ void insert_sorted(V* v, int* ix, int n, V s, int j) 
 }
 
 /// Phase 1: each block's outer rows against its chunk of inner rows; candidate lists out.
-/// Every accumulator element of a thread is one (row, column) score; each thread keeps, for
-/// each of its rows, a sorted list of the `cands` smallest scores of its own columns (L = 4 WN
-/// lists per row, interleaved over the columns) in shared memory, behind a register copy of
-/// the list's last score: a score that cannot enter costs a multiply-add and a comparison on
-/// the accumulator registers. Scores that may enter wait in the thread's queue of Q; the warp
-/// merges its queues into the lists together when one is nearly full (insertions in step
-/// rather than one lane at a time).
+/// Every accumulator element of a thread is one (row, column) score. A row's columns are held
+/// by the four lanes of one quad, which share the row's sorted list of the `cands` smallest
+/// scores in shared memory, behind a register copy of the list's last score: a score that
+/// cannot enter costs a multiply-add and a comparison on the accumulator registers. Scores that
+/// may enter wait in the thread's queue of Q; the warp merges its queues into the lists when one
+/// is nearly full, the four lanes of a quad in turn (lanes of different quads hold different
+/// rows, so eight insert at once).
 template <int D, class Op, class E, bool Sparse>
 struct MatrixSelectCandidates {
-  using Tiles = MatrixEngine<E, 1, matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32,
-                             CudaTuning::matrix_select_warps_m, CudaTuning::matrix_select_warps_n,
-                             CudaTuning::matrix_select_stages>;
+  using Tiles = MatrixSelectEngine<E, matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32>;
   using Score = SelectScore<Op>;
   static constexpr bool outer_is_i = true;
   static constexpr bool is_sparse  = Sparse;
   static constexpr int BM = Tiles::BM, BN = Tiles::BN, MT = Tiles::MT, NT = Tiles::NT;
   static constexpr int block      = Tiles::block;
-  static constexpr int min_blocks = 1;
-  static constexpr int lists      = 4 * Tiles::WN;  ///< lists per outer row and chunk
-  static constexpr int own        = 2 * MT;         ///< lists per thread
+  static constexpr int min_blocks = Tiles::min_blocks;
+  static constexpr int own        = 2 * MT;  ///< rows per thread
   static constexpr int Q          = CudaTuning::matrix_select_queue;
-  static_assert(Q >= 2 * own, "a column step queues at most 2 own scores per thread");
+  static_assert(Tiles::WN == 1, "a row's columns belong to one warp");
+  static_assert(BM <= 256, "a queued score names its row in one byte");
+  static_assert(Q >= 2 * own, "a column step queues at most 2 own scores per row");
   /// A column record: |y_j|^2 (+inf past the range's end: such scores never enter), 2^-p_j.
   using Columns = TileColumns<Tiles, 2>;
 
@@ -168,16 +167,15 @@ struct MatrixSelectCandidates {
   int n_outer, n_inner, tiles_outer, tile_j, chunks, chunk_rows;
   SparseSchedule sparse;  ///< block-sparse calls only
   int cands;              ///< C: list length
-  float* cand_val;        ///< (batch, n_outer, chunks * lists, C)
+  float* cand_val;        ///< (batch, n_outer, chunks, C)
   int* cand_idx;          ///< same
-  float* threshold;       ///< (batch, n_outer, chunks * lists): each list's last score (+inf if
-                          ///< not full)
+  float* threshold;       ///< (batch, n_outer, chunks): each list's last score (+inf if not full)
 
   KOKKOS_INLINE_FUNCTION int tile_rows() const { return BM; }
 
   std::size_t shared_bytes() const {
     return Tiles::shared_bytes + Columns::bytes +
-           static_cast<std::size_t>(block) * own * cands * (sizeof(float) + sizeof(int)) +
+           static_cast<std::size_t>(BM) * cands * (sizeof(float) + sizeof(int)) +
            static_cast<std::size_t>(block) * Q * (sizeof(float) + sizeof(int) + 1);
   }
 
@@ -185,27 +183,27 @@ struct MatrixSelectCandidates {
     const MatrixTeamTile tile = matrix_team_tile(*this, league);
     const int b = tile.batch, o0 = tile.o_begin, lane = static_cast<int>(threadIdx.x) & 31;
     const int warp = static_cast<int>(threadIdx.x) >> 5, g = lane >> 2, t = lane & 3;
-    const int wm = warp / Tiles::WN, wn = warp % Tiles::WN, me = static_cast<int>(threadIdx.x);
-    // list m = 2 mt + h of this thread: entry s at [s * stride + m * block + thread]; queue
-    // entry q at [q * block + thread]
-    constexpr int stride = block * own;
-    float* lv            = reinterpret_cast<float*>(shared + Tiles::shared_bytes + Columns::bytes);
-    int* li              = reinterpret_cast<int*>(lv + static_cast<std::size_t>(stride) * cands);
-    float* qv            = reinterpret_cast<float*>(li + static_cast<std::size_t>(stride) * cands);
-    int* qj              = reinterpret_cast<int*>(qv + block * Q);
-    auto* qm             = reinterpret_cast<unsigned char*>(qj + block * Q);
-    for (int e = me; e < stride * cands; e += block) {
+    const int me = static_cast<int>(threadIdx.x);
+    // entry s of the list of the tile's row r at [s * BM + r]; queue entry q at [q * block + me]
+    float* lv = reinterpret_cast<float*>(shared + Tiles::shared_bytes + Columns::bytes);
+    int* li   = reinterpret_cast<int*>(lv + static_cast<std::size_t>(BM) * cands);
+    float* qv = reinterpret_cast<float*>(li + static_cast<std::size_t>(BM) * cands);
+    int* qj   = reinterpret_cast<int*>(qv + block * Q);
+    auto* qr  = reinterpret_cast<unsigned char*>(qj + block * Q);
+    for (int e = me; e < BM * cands; e += block) {  // read after the engine's first barrier
       lv[e] = math::infinity<float>();
       li[e] = -1;
     }
-    // the score is fi (fj d) + nj + ni; a pair may enter list m = (mt, h) when fi (fj d) + nj
-    // < thr = (the list's last score) - ni
+    // the score is fi (fj d) + nj + ni; a pair may enter the list of row (mt, h) when
+    // fi (fj d) + nj < thr = (the list's last score) - ni
     float ni[MT][2], fi[MT][2], thr[MT][2];
+    int rows[MT][2];  ///< the tile's row of (mt, h)
     TESSERA_UNROLL_FULL
     for (int mt = 0; mt < MT; ++mt) {
       TESSERA_UNROLL_FULL
       for (int h = 0; h < 2; ++h) {
-        const std::size_t r = tiles.a.row(b, o0 + wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h);
+        rows[mt][h]         = warp * (BM / Tiles::WM) + 16 * mt + g + 8 * h;
+        const std::size_t r = tiles.a.row(b, o0 + rows[mt][h]);
         ni[mt][h]           = tiles.a.norm[r];
         fi[mt][h]           = Score::dot_scale * tiles.a.factor[r];
         thr[mt][h]          = math::infinity<float>();
@@ -213,32 +211,32 @@ struct MatrixSelectCandidates {
     }
     int nq           = 0;
     const auto merge = [&] {
-      for (int q = 0; q < nq; ++q) {
-        const int list = qm[q * block + me] * block + me;
-        const float sc = qv[q * block + me];
-        if (!(sc < lv[(cands - 1) * stride + list])) continue;  // ties keep the earlier j
-        int p = cands - 1;
-        while (p > 0 && lv[(p - 1) * stride + list] > sc) {
-          lv[p * stride + list] = lv[(p - 1) * stride + list];
-          li[p * stride + list] = li[(p - 1) * stride + list];
-          --p;
+      for (int turn = 0; turn < 4; ++turn) {
+        if (t == turn) {
+          for (int q = 0; q < nq; ++q) {
+            const int r    = qr[q * block + me];
+            const float sc = qv[q * block + me];
+            if (!(sc < lv[(cands - 1) * BM + r])) continue;
+            int p = cands - 1;
+            while (p > 0 && lv[(p - 1) * BM + r] > sc) {
+              lv[p * BM + r] = lv[(p - 1) * BM + r];
+              li[p * BM + r] = li[(p - 1) * BM + r];
+              --p;
+            }
+            lv[p * BM + r] = sc;
+            li[p * BM + r] = qj[q * block + me];
+          }
         }
-        lv[p * stride + list] = sc;
-        li[p * stride + list] = qj[q * block + me];
+        __syncwarp();
       }
       nq = 0;
-      // a row's four lanes admit only scores below the smallest of their lists' last scores:
-      // any score left out is still >= min over the row's lists of their last score, which
-      // is all the certificate uses
+      // any score left out is >= its row's last score when it was left out, which only falls:
+      // the certificate's bound
       TESSERA_UNROLL_FULL
       for (int mt = 0; mt < MT; ++mt) {
         TESSERA_UNROLL_FULL
-        for (int h = 0; h < 2; ++h) {
-          float last = lv[(cands - 1) * stride + (2 * mt + h) * block + me];
-          last       = fminf(last, __shfl_xor_sync(0xffffffffu, last, 1));
-          last       = fminf(last, __shfl_xor_sync(0xffffffffu, last, 2));
-          thr[mt][h] = last - ni[mt][h];
-        }
+        for (int h = 0; h < 2; ++h)
+          thr[mt][h] = lv[(cands - 1) * BM + rows[mt][h]] - ni[mt][h];
       }
     };
     for_each_inner_range(*this, tile, [&](int j_begin, int j_end) {
@@ -254,9 +252,8 @@ struct MatrixSelectCandidates {
         columns.epilogue(j0, j_end, record, [&] {
           TESSERA_UNROLL_FULL
           for (int nt = 0; nt < NT; ++nt) {
-            // the column step's 2 own scores per list, compared first; one branch when any may
-            // enter
-            const int c0 = wn * (BN / Tiles::WN) + 8 * nt + 2 * t;
+            // the column step's 2 scores per row, compared first; one branch when any may enter
+            const int c0 = 8 * nt + 2 * t;
             float q[2][MT][2];
             bool any = false;
             TESSERA_UNROLL_FULL
@@ -282,7 +279,7 @@ struct MatrixSelectCandidates {
                     if (q[e][mt][h] < thr[mt][h]) {
                       qv[nq * block + me] = q[e][mt][h] + ni[mt][h];
                       qj[nq * block + me] = j0 + c0 + e;
-                      qm[nq * block + me] = static_cast<unsigned char>(2 * mt + h);
+                      qr[nq * block + me] = static_cast<unsigned char>(rows[mt][h]);
                       ++nq;
                     }
                   }
@@ -295,21 +292,19 @@ struct MatrixSelectCandidates {
       });
     });
     merge();
+    // the quad writes its rows' lists (entries t, t + 4, ...)
     TESSERA_UNROLL_FULL
     for (int mt = 0; mt < MT; ++mt) {
       TESSERA_UNROLL_FULL
       for (int h = 0; h < 2; ++h) {
-        const int o = o0 + wm * (BM / Tiles::WM) + 16 * mt + g + 8 * h;
+        const int o = o0 + rows[mt][h];
         if (o >= tile.o_end) continue;
-        const int list = (2 * mt + h) * block + me;
-        const std::size_t row =
-            ((static_cast<std::size_t>(b) * n_outer + o) * chunks + tile.chunk) * lists + wn * 4 +
-            t;
-        for (int s = 0; s < cands; ++s) {
-          cand_val[row * cands + s] = lv[s * stride + list];
-          cand_idx[row * cands + s] = li[s * stride + list];
+        const std::size_t row = (static_cast<std::size_t>(b) * n_outer + o) * chunks + tile.chunk;
+        for (int s = t; s < cands; s += 4) {
+          cand_val[row * cands + s] = lv[s * BM + rows[mt][h]];
+          cand_idx[row * cands + s] = li[s * BM + rows[mt][h]];
         }
-        threshold[row] = lv[(cands - 1) * stride + list];
+        if (t == 0) threshold[row] = lv[(cands - 1) * BM + rows[mt][h]];
       }
     }
   }
@@ -322,9 +317,9 @@ __global__ void __launch_bounds__(Kernel::block, Kernel::min_blocks)
   k.run(static_cast<int>(blockIdx.x), reinterpret_cast<char*>(tessera_matrix_select_shared));
 }
 
-/// Phase 2: one warp per (batch entry, outer row): exact values of the candidates, the k
-/// smallest, the certificate, the direct fallback, the outputs. SX, SY: the points' storage;
-/// Sparse: block-sparse rows, whose fallback walks their segment's ranges.
+/// Phases 2 and 3: one warp per (batch entry, outer row): exact values of the candidates, the k
+/// smallest, the certificate, the outputs of the certified rows; then a block per other row. SX,
+/// SY: the points' storage; Sparse: block-sparse rows, whose fallback walks their segment's ranges.
 template <int D, class Op, class Red, class SX, class SY, class Out, bool Sparse>
 struct MatrixSelectRerank {
   using Score                = SelectScore<Op>;
@@ -341,13 +336,19 @@ struct MatrixSelectRerank {
   const unsigned* y_norm2_max;  ///< max_j |y_j - centre|^2 of each batch entry (float bits)
   const float* centre;          ///< (batch, D) the shift of the squared distances, or null
   Out out;
-  SparseSchedule sparse;  ///< block-sparse calls only
+  SparseSchedule sparse;   ///< block-sparse calls only
+  long long* failed_rows;  ///< the rows (batch entry * n_outer + row) left to the fallback
+  int* failed_count;       ///< their number
 
-  /// Calls f(j) for each inner row j that outer row i reduces over, in increasing order: all
-  /// of them, or the ranges of i's segment (the last segment that starts at or before i: the
-  /// segments partition the outer rows in order, empty ones included).
+  /// Threads of a fallback block.
+  static constexpr int fallback_threads = 1024;
+
+  /// Calls f(j) for every stride-th inner row j, from the first-th, that outer row i reduces
+  /// over, in increasing order: all of them, or the ranges of i's segment (the last segment
+  /// that starts at or before i: the segments partition the outer rows in order, empty ones
+  /// included).
   template <class F>
-  __device__ void for_each_inner_row(int i, F&& f) const {
+  __device__ void for_each_inner_row(int i, int first, int stride, F&& f) const {
     if constexpr (Sparse) {
       int lo = 0, hi = sparse.segment_count;  // the first segment that starts after i
       while (lo < hi) {
@@ -359,12 +360,16 @@ struct MatrixSelectRerank {
         }
       }
       const int q = lo - 1;
+      int skip    = first;  // the rows still to skip before this thread's next one
       for (int l = q == 0 ? 0 : sparse.slices[q - 1]; l < sparse.slices[q]; ++l) {
-        for (int j = sparse.ranges[2 * l]; j < sparse.ranges[2 * l + 1]; ++j)
+        const int begin = sparse.ranges[2 * l], end = sparse.ranges[2 * l + 1];
+        int j = begin + skip;
+        for (; j < end; j += stride)
           f(j);
+        skip = j - end;
       }
     } else {
-      for (int j = 0; j < n_inner; ++j)
+      for (int j = first; j < n_inner; j += stride)
         f(j);
     }
   }
@@ -382,11 +387,13 @@ struct MatrixSelectRerank {
       yy += e * e;
       r2 += (a - e) * (a - e);  // the squared distance directly: no cancellation
     }
-    for (int s = 16; s >= 1; s /= 2) {
-      xy += __shfl_xor_sync(0xffffffffu, xy, s);
-      xx += __shfl_xor_sync(0xffffffffu, xx, s);
-      yy += __shfl_xor_sync(0xffffffffu, yy, s);
-      r2 += __shfl_xor_sync(0xffffffffu, r2, s);
+    for (int s = 16; s >= 1; s /= 2) {  // only the sums the score reads
+      if constexpr (Score::reads_dot) xy += __shfl_xor_sync(0xffffffffu, xy, s);
+      if constexpr (Score::unit) {
+        xx += __shfl_xor_sync(0xffffffffu, xx, s);
+        yy += __shfl_xor_sync(0xffffffffu, yy, s);
+      }
+      if constexpr (Score::centred) r2 += __shfl_xor_sync(0xffffffffu, r2, s);
     }
     return Score::exact(xy, xx, yy, r2);
   }
@@ -443,12 +450,8 @@ struct MatrixSelectRerank {
     const double c2    = (2.0 * D + 16) / 8388608.0;  // (2 D + 16) 2^-23: norms, shift, sums
     const double delta = c1 * nx * ny + c2 * (nx + ny) * (nx + ny);
     if (!(t_min == INFINITY || static_cast<double>(t_min) - delta > v[k - 1])) {
-      clear(v, ix, lane);
-      for_each_inner_row(i, [&](int j) {
-        const double e = exact(b, i, j, lane);
-        if (lane == 0) insert(v, ix, k, e, j);
-        __syncwarp();
-      });
+      if (lane == 0) failed_rows[atomicAdd(failed_count, 1)] = row;  // for the fallback
+      return;
     }
     if (lane == 0) {
       const auto o = out.row(b, i);
@@ -458,6 +461,83 @@ struct MatrixSelectRerank {
       }
     }
   }
+
+  /// The fallback of the rows whose certificate failed, a block per row: each warp the exact
+  /// values, in double, of every warps-th inner row (its lanes over the components: coalesced
+  /// loads) and the k smallest of them, then the block the k smallest of the warps' lists, in k
+  /// rounds. work: the warps' lists (k doubles and k ints each), then 3 doubles per warp and 2.
+  __device__ void run_fallback(double* work) const {
+    const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, w = tid >> 5;
+    const int warps = static_cast<int>(blockDim.x) >> 5;
+    double* lv      = work;                                    // the warps' lists: values
+    int* li         = reinterpret_cast<int*>(lv + warps * k);  // indices
+    double* reduce  = lv + warps * k + (warps * k + 1) / 2;
+    double* pick    = reduce + 3 * warps;  // the round's smallest: value, index
+    double* v       = lv + w * k;
+    int* ix         = li + w * k;
+    for (int f = static_cast<int>(blockIdx.x); f < *failed_count;
+         f += static_cast<int>(gridDim.x)) {
+      const long long row = failed_rows[f];
+      const int b = static_cast<int>(row / n_outer), i = static_cast<int>(row % n_outer);
+      __syncthreads();  // the previous row's lists are read
+      clear(v, ix, lane);
+      for_each_inner_row(i, w, warps, [&](int j) {
+        const double e = exact(b, i, j, lane);
+        if (lane == 0) insert(v, ix, k, e, j);
+        __syncwarp();
+      });
+      __syncthreads();
+      // round s: the block's smallest head of list is the s-th smallest of the row; its warp
+      // moves on to its next entry
+      int head = 0;  // lane 0's
+      for (int s = 0; s < k; ++s) {
+        const bool offer = lane == 0 && head < k;
+        const double hv  = offer ? v[head] : INFINITY;
+        const int hj     = offer ? ix[head] : -1;
+        if (block_min_owner(hv, hj, reduce) == tid) {
+          pick[0] = hv;
+          pick[1] = hj;
+          ++head;
+        }
+        __syncthreads();
+        if (tid == 0) {
+          const auto o = out.row(b, i);
+          if constexpr (Red::writes_values) o.value(s, static_cast<float>(pick[0]));
+          if constexpr (Red::writes_indices) o.index(s, static_cast<int>(pick[1]));
+        }
+      }
+    }
+  }
+
+  /// The thread of the block whose (v, j) precedes every other thread's (precedes_min; equal
+  /// pairs to the lower thread). work: 3 doubles of shared memory per warp.
+  __device__ static int block_min_owner(double v, int j, double* work) {
+    const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
+    const int warps = static_cast<int>(blockDim.x) >> 5;
+    int owner       = tid;
+    const auto take = [&](double ov, int oj, int oo) {
+      const bool before = precedes_min(ov, oj, v, j) && (!precedes_min(v, j, ov, oj) || oo < owner);
+      if (before) {
+        v     = ov;
+        j     = oj;
+        owner = oo;
+      }
+    };
+    for (int step = 1; step < 32; step *= 2)
+      take(__shfl_xor_sync(0xffffffffu, v, step), __shfl_xor_sync(0xffffffffu, j, step),
+           __shfl_xor_sync(0xffffffffu, owner, step));
+    __syncthreads();  // work is free
+    if (lane == 0) {
+      work[3 * warp]     = v;
+      work[3 * warp + 1] = j;
+      work[3 * warp + 2] = owner;
+    }
+    __syncthreads();
+    for (int w = 0; w < warps; ++w)
+      take(work[3 * w], static_cast<int>(work[3 * w + 1]), static_cast<int>(work[3 * w + 2]));
+    __syncthreads();  // every thread has read work
+    return owner;
+  }
 };
 
 template <class Kernel>
@@ -465,6 +545,13 @@ __global__ void __launch_bounds__(Kernel::warps * 32) matrix_select_rerank_cuda(
   extern __shared__ double tessera_matrix_rerank_shared[];
   k.run(tessera_matrix_rerank_shared,
         reinterpret_cast<int*>(tessera_matrix_rerank_shared + Kernel::warps * k.k));
+}
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::fallback_threads)
+    matrix_select_fallback_cuda(const Kernel k) {
+  extern __shared__ double tessera_matrix_fallback_shared[];
+  k.run_fallback(tessera_matrix_fallback_shared);
 }
 
 /// centre[b] = the mean of up to 256 inner rows spread over batch entry b (one block per batch
@@ -550,20 +637,24 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
 
   const cudaStream_t stream = space.cuda_stream();
   const int batch = static_cast<int>(call.shape.batch), dp = matrix_panel_columns(D);
-  const std::size_t lists =
-      static_cast<std::size_t>(batch) * kn.n_outer * kn.chunks * Kernel::lists;
-  const std::size_t bytes = lists * (kn.cands * (sizeof(float) + sizeof(int)) + sizeof(float)) +
-                            static_cast<std::size_t>(batch) * (D + 1) * sizeof(float);
+  const std::size_t lists      = static_cast<std::size_t>(batch) * kn.n_outer * kn.chunks;
+  const std::size_t rows_total = static_cast<std::size_t>(batch) * kn.n_outer;
+  const std::size_t bytes      = rows_total * sizeof(long long) +
+                            lists * (kn.cands * (sizeof(float) + sizeof(int)) + sizeof(float)) +
+                            static_cast<std::size_t>(batch) * (D + 1) * sizeof(float) + sizeof(int);
   void* work = nullptr;
   check_cuda(cudaMallocAsync(&work, bytes, stream), "selection workspace allocation");
-  kn.cand_val   = static_cast<float*>(work);
-  kn.cand_idx   = reinterpret_cast<int*>(kn.cand_val + lists * kn.cands);
-  kn.threshold  = reinterpret_cast<float*>(kn.cand_idx + lists * kn.cands);
-  float* centre = Kernel::Score::centred ? kn.threshold + lists : nullptr;
+  auto* failed_rows = static_cast<long long*>(work);
+  kn.cand_val       = reinterpret_cast<float*>(failed_rows + rows_total);
+  kn.cand_idx       = reinterpret_cast<int*>(kn.cand_val + lists * kn.cands);
+  kn.threshold      = reinterpret_cast<float*>(kn.cand_idx + lists * kn.cands);
+  float* centre     = Kernel::Score::centred ? kn.threshold + lists : nullptr;
   unsigned* y_max =
       reinterpret_cast<unsigned*>(kn.threshold + lists + static_cast<std::size_t>(batch) * D);
-  check_cuda(cudaMemsetAsync(y_max, 0, static_cast<std::size_t>(batch) * sizeof(unsigned), stream),
-             "selection workspace initialisation");
+  int* failed_count = reinterpret_cast<int*>(y_max + batch);
+  check_cuda(
+      cudaMemsetAsync(y_max, 0, (static_cast<std::size_t>(batch) + 1) * sizeof(unsigned), stream),
+      "selection workspace initialisation");  // y_max and failed_count
   {
     const ToolsKernelScope scope(space, Call::sparse
                                             ? "tessera::genred::matrix_select_block_sparse_cuda"
@@ -580,17 +671,27 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
     kernel<<<static_cast<unsigned>(league), Kernel::block, kn.shared_bytes(), stream>>>(kn);
     const Rerank rr{red,          xa,
                     ya,           kn.n_outer,
-                    kn.n_inner,   kn.chunks * Kernel::lists,
+                    kn.n_inner,   kn.chunks,
                     kn.cands,     k,
                     dp,           static_cast<long long>(batch) * kn.n_outer,
                     kn.cand_val,  kn.cand_idx,
                     kn.threshold, y_max,
                     centre,       output_access<float, Index>(call.outputs),
-                    kn.sparse};
+                    kn.sparse,    failed_rows,
+                    failed_count};
     const unsigned blocks =
         static_cast<unsigned>((rr.rows_total + Rerank::warps - 1) / Rerank::warps);
     const std::size_t shared = Rerank::warps * k * (sizeof(double) + sizeof(int));
     matrix_select_rerank_cuda<Rerank><<<blocks, Rerank::warps * 32, shared, stream>>>(rr);
+    // the rows whose certificate failed, a block each, as many at once as fit
+    const unsigned fallback_blocks =
+        static_cast<unsigned>(std::min<std::size_t>(rows_total, 8 * device.multiprocessors));
+    constexpr int fallback_warps = Rerank::fallback_threads / 32;
+    const std::size_t fallback_shared =
+        (fallback_warps * k + (fallback_warps * k + 1) / 2 + 3 * fallback_warps + 2) *
+        sizeof(double);
+    matrix_select_fallback_cuda<Rerank>
+        <<<fallback_blocks, Rerank::fallback_threads, fallback_shared, stream>>>(rr);
   }
   check_cuda(cudaGetLastError(), "tensor-core selection launch");
   check_cuda(cudaFreeAsync(work, stream), "selection workspace release");

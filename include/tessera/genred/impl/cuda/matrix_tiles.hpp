@@ -18,6 +18,7 @@
 #include <tessera/core/tiling.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
 #include <tessera/genred/impl/cuda/mma.hpp>
+#include <tessera/genred/impl/cuda/pipeline_step.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -137,27 +138,27 @@ struct MatrixTiles {
     const int wm = warp / WN, wn = warp % WN;
     const int steps = Parts * (a.dp / BK);
     const int total = j_end > j_begin ? (j_end - j_begin + BN - 1) / BN * steps : 0;
+    PipelineStep<STAGES> load{0, j_begin, 0}, step{0, j_begin, 0};  // the next copied, computed
+    const auto copy_next = [&](int s) {
+      if (s < total) load_stage(shared + load.stage * stage_bytes, batch, o0, load.j0, load.k);
+      cp_async_commit();
+      load.advance(steps, BN);
+    };
     Acc acc;
     zero(acc);
     TESSERA_UNROLL_FULL
-    for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < total)
-        load_stage(shared + s * stage_bytes, batch, o0, j_begin + s / steps * BN, s % steps);
-      cp_async_commit();
-    }
+    for (int s = 0; s < STAGES - 1; ++s)
+      copy_next(s);
     for (int s = 0; s < total; ++s) {
       cp_async_wait<STAGES - 2>();
       __syncthreads();  // step s has landed; step s - 1's stage is free
-      const int next = s + STAGES - 1;
-      if (next < total)
-        load_stage(shared + (next % STAGES) * stage_bytes, batch, o0, j_begin + next / steps * BN,
-                   next % steps);
-      cp_async_commit();
-      compute_stage(shared + (s % STAGES) * stage_bytes, acc, wm, wn, lane);
-      if (s % steps == steps - 1) {
-        epi(acc, j_begin + s / steps * BN, wm, wn, lane);
+      copy_next(s + STAGES - 1);
+      compute_stage(shared + step.stage * stage_bytes, acc, wm, wn, lane);
+      if (step.k == steps - 1) {
+        epi(acc, step.j0, wm, wn, lane);
         zero(acc);
       }
+      step.advance(steps, BN);
     }
     cp_async_wait<0>();
     __syncthreads();

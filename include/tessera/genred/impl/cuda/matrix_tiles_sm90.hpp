@@ -19,6 +19,7 @@
 #include <tessera/core/tiling.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
 #include <tessera/genred/impl/cuda/mma.hpp>
+#include <tessera/genred/impl/cuda/pipeline_step.hpp>
 #include <tessera/genred/impl/cuda/wgmma.hpp>
 
 #include <cstddef>
@@ -137,26 +138,25 @@ struct MatrixTilesSm90 {
     const int steps     = a.dp / KS;
     const int total     = j_end > j_begin ? (j_end - j_begin + BN - 1) / BN * steps : 0;
     constexpr int ahead = STAGES - 2;
+    PipelineStep<STAGES> load{0, j_begin, 0}, step{0, j_begin, 0};  // the next copied, computed
+    const auto copy_next = [&](int s) {
+      if (s < total) load_stage(smem + load.stage * stage_bytes, batch, o0, load.j0, load.k);
+      cp_async_commit();
+      load.advance(steps, BN);
+    };
     Acc acc;
     TESSERA_UNROLL_FULL
-    for (int s = 0; s < ahead; ++s) {
-      if (s < total)
-        load_stage(smem + s * stage_bytes, batch, o0, j_begin + s / steps * BN, s % steps);
-      cp_async_commit();
-    }
+    for (int s = 0; s < ahead; ++s)
+      copy_next(s);
     for (int s = 0; s < total; ++s) {
       cp_async_wait<ahead - 1>();
       fence_proxy_async();
       __syncthreads();  // step s has landed; step s - 2's products are complete in every group
-      const int next = s + ahead;
-      if (next < total)
-        load_stage(smem + (next % STAGES) * stage_bytes, batch, o0, j_begin + next / steps * BN,
-                   next % steps);
-      cp_async_commit();
+      copy_next(s + ahead);
       wgmma_fence();
-      compute_stage(smem + (s % STAGES) * stage_bytes, acc, warp / 4, s % steps == 0);
+      compute_stage(smem + step.stage * stage_bytes, acc, warp / 4, step.k == 0);
       wgmma_commit();
-      if (s % steps == steps - 1) {
+      if (step.k == steps - 1) {
         wgmma_wait<0>();
         TESSERA_UNROLL_FULL
         for (int nt = 0; nt < NT; ++nt) {
@@ -164,10 +164,11 @@ struct MatrixTilesSm90 {
           for (int q = 0; q < 4; ++q)
             register_fence(acc[0][nt][q]);
         }
-        epi(acc, j_begin + s / steps * BN, warp, 0, lane);
+        epi(acc, step.j0, warp, 0, lane);
       } else {
         wgmma_wait<1>();
       }
+      step.advance(steps, BN);
     }
     cp_async_wait<0>();
     __syncthreads();
