@@ -277,6 +277,27 @@ TYPED_TEST(GenredMatrixUnits, CosineAndDotSelectionsAreExact) {
   check_selections<Space, tessera::DotOp, 64>(37, 131, 1, false, 44);
 }
 
+/// KMinArgKMin (k) of SquaredDistance<D> from the host rows x (m of them) over y (n), as host
+/// copies (values, indices); on CUDA, checks that the tensor-core selection ran.
+template <class Space, int D>
+auto nearest_on_tensor_cores(const std::vector<double>& x, const std::vector<double>& y, int m,
+                             int n, int k) {
+  const auto xd = device_rows<Space>(x, m, D, "x");
+  const auto yd = device_rows<Space>(y, n, D, "y");
+  using Mem     = typename Space::memory_space;
+  Kokkos::View<int**, Kokkos::LayoutRight, Mem> idx("idx", m, k);
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> vals("vals", m, k);
+  const tessera_test::KernelNames names;
+  tessera::genred(Space{}, tessera::KMinArgKMin{k}, tessera::SquaredDistance<D>{},
+                  tessera::i_vars(xd), tessera::j_vars(yd), tessera::outputs(vals, idx));
+  Kokkos::fence();
+  if (tessera_test::tensor_core_kernels<Space>()) {
+    EXPECT_TRUE(names.launched("tessera::genred::matrix_select_cuda"));
+  }
+  return std::make_pair(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, vals),
+                        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, idx));
+}
+
 /// All inner rows equal: every pair ties, the certificate fails on every row and the fallback
 /// (a block per row, more rows than blocks) must still give indices 0..k-1 and the exact
 /// values; with every row ranked exactly, whatever the candidates.
@@ -286,26 +307,39 @@ TYPED_TEST(GenredMatrixUnits, AllEqualPointsGiveTheSmallestIndices) {
   const int m = 2053, n = 300, k = 10;
   std::vector<double> x(static_cast<std::size_t>(m) * D, 0.25),
       y(static_cast<std::size_t>(n) * D, 0.5);
-  const auto xd = device_rows<Space>(x, m, D, "x");
-  const auto yd = device_rows<Space>(y, n, D, "y");
-  using Mem     = typename Space::memory_space;
-  Kokkos::View<int**, Kokkos::LayoutRight, Mem> idx("idx", m, k);
-  Kokkos::View<float**, Kokkos::LayoutRight, Mem> vals("vals", m, k);
-  {
-    const tessera_test::KernelNames names;
-    tessera::genred(Space{}, tessera::KMinArgKMin{k}, tessera::SquaredDistance<D>{},
-                    tessera::i_vars(xd), tessera::j_vars(yd), tessera::outputs(vals, idx));
-    Kokkos::fence();
-    if (tessera_test::tensor_core_kernels<Space>()) {
-      EXPECT_TRUE(names.launched("tessera::genred::matrix_select_cuda"));
-    }
-  }
-  const auto h  = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, idx);
-  const auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, vals);
+  const auto [hv, h] = nearest_on_tensor_cores<Space, D>(x, y, m, n, k);
   for (int i = 0; i < m; ++i) {
     for (int s = 0; s < k; ++s) {
       ASSERT_EQ(h(i, s), s) << "row " << i;
       ASSERT_EQ(hv(i, s), 0.0625f * D) << "row " << i;  // (1/4)^2 per component, exact
+    }
+  }
+}
+
+/// Inner points on a line, each closer to every outer row than all before it (outer rows beyond
+/// the line's near end): every score of every tile enters the lists, so on the tensor cores
+/// every tile after the first overflows the threads' queues and is redone merging. The k
+/// nearest are the last k inner rows, nearest first.
+TYPED_TEST(GenredMatrixUnits, ApproachingPointsOverflowTheQueues) {
+  using Space     = TypeParam;
+  constexpr int D = 16;
+  const int m = 131, n = 601, k = 10;  // five tiles of 128, the last partial
+  std::vector<double> x(static_cast<std::size_t>(m) * D, 0.0),
+      y(static_cast<std::size_t>(n) * D, 0.0);
+  const auto off = uniform(m, 1, 0.0, 61);  // the outer rows at -0.1 off_i on the line
+  for (int i = 0; i < m; ++i)
+    x[static_cast<std::size_t>(i) * D] = -0.1 * off[i];
+  for (int j = 0; j < n; ++j)
+    y[static_cast<std::size_t>(j) * D] = static_cast<double>(n - j) / n;
+  const auto [hv, h] = nearest_on_tensor_cores<Space, D>(x, y, m, n, k);
+  for (int i = 0; i < m; ++i) {
+    for (int s = 0; s < k; ++s) {
+      const int j = n - 1 - s;
+      const double want =
+          static_cast<double>(static_cast<float>(x[static_cast<std::size_t>(i) * D])) -
+          static_cast<double>(static_cast<float>(y[static_cast<std::size_t>(j) * D]));
+      ASSERT_EQ(h(i, s), j) << "row " << i << ", slot " << s;
+      ASSERT_NEAR(hv(i, s), want * want, 1e-6 * want * want) << "row " << i << ", slot " << s;
     }
   }
 }

@@ -457,15 +457,20 @@ struct CudaTuning : GpuTuning {
   /// when the k-th and the following scores are close.
   static constexpr int matrix_select_margin = 8;
   /// Selections run on the tensor cores above this dimension, whatever the points' type (H200,
-  /// ArgKMin K = 10, M = N = 1e5, one list per row on the two-block Hopper engine: 0.615e12
-  /// pairs/s at D = 16 and 0.600e12 at D = 32 against the SIMT kernel's 0.477e12 and 0.248e12;
-  /// at D <= 8 the SIMT kernel's direct distances are faster).
+  /// ArgKMin K = 10, M = N = 1e5: 1.38e12 pairs/s at D = 16 and 1.30e12 at D = 32 against the
+  /// SIMT kernel's 0.477e12 and 0.248e12; at D <= 8 the SIMT kernel's direct distances were
+  /// faster than the tensor-core kernel of 08fe99c, not remeasured since).
   static constexpr int matrix_select_min_dim = 8;
-  /// Scores a thread of the selections queues before its warp merges the queues into the lists
-  /// (larger queues: fewer, fuller merges), and the engine's stages in the selections (three,
-  /// to leave shared memory to the lists and queues).
+  /// Scores a thread of the selections can queue between merges (a tile that overflows a queue
+  /// is redone with merges between its column steps), and the engine's stages in the selections
+  /// (three, to leave shared memory to the lists and queues).
   static constexpr int matrix_select_queue  = 16;
   static constexpr int matrix_select_stages = 3;
+  /// After each tile, all warps of a selection block merge their queues together when any
+  /// thread holds more than this many scores (H200, ArgKMin K = 10, M = N = 1e5, with merges
+  /// still between the column steps: 8 gave 1.10e12 pairs/s at D = 16 and 0.561e12 at D = 128,
+  /// 4 gave 1.07e12 and 0.546e12, merging at every queued score 0.705e12 and 0.451e12).
+  static constexpr int matrix_select_sync_queue = 8;
   /// Warps of the mma.sync engine's selection blocks along each side of the 128 x 128 tile: one
   /// warp across, so that the four lanes of a quad hold all of a row's columns and share its
   /// list.

@@ -143,9 +143,16 @@ __device__ __forceinline__ void insert_sorted(V* v, int* ix, int n, V s, int j) 
 /// by the four lanes of one quad, which share the row's sorted list of the `cands` smallest
 /// scores in shared memory, behind a register copy of the list's last score: a score that
 /// cannot enter costs a multiply-add and a comparison on the accumulator registers. Scores that
-/// may enter wait in the thread's queue of Q; the warp merges its queues into the lists when one
-/// is nearly full, the four lanes of a quad in turn (lanes of different quads hold different
-/// rows, so eight insert at once).
+/// may enter wait in the thread's queue of Q. The queues are merged into the lists after a tile
+/// by all warps of the block together, when any thread holds more than
+/// CudaTuning::matrix_select_sync_queue (a warp merging alone would hold the block at the
+/// engine's next barrier: that waiting took half the time at D = 16). The unrolled column steps
+/// of a tile hold no merge (inlined sixteen times, merges overflowed the instruction cache): a
+/// score that finds its thread's queue full marks an overflow, and the block then drops the
+/// tile's queued scores and redoes the tile with merges between the column steps, as it does the
+/// first tile, whose threshold comes from the tile itself so that the empty lists do not take
+/// all its scores. A merge inserts one score at a time per quad, its four lanes together (eight
+/// quads, so eight scores, at once).
 template <int D, class Op, class E, bool Sparse>
 struct MatrixSelectCandidates {
   using Tiles = MatrixSelectEngine<E, matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32>;
@@ -157,6 +164,12 @@ struct MatrixSelectCandidates {
   static constexpr int min_blocks = Tiles::min_blocks;
   static constexpr int own        = 2 * MT;  ///< rows per thread
   static constexpr int Q          = CudaTuning::matrix_select_queue;
+  /// The lists' stride: entry s of row r at s LS + r, so that the entries t, t + 4, ... that
+  /// lane t of a quad reads of its row fall in other banks than its quad's and the other quads'.
+  static constexpr int LS = BM + 8;
+  /// List entries a lane of a quad moves in a merge.
+  static constexpr int list_slots =
+      (CudaTuning::matrix_select_max_k + CudaTuning::matrix_select_margin + 3) / 4;
   static_assert(Tiles::WN == 1, "a row's columns belong to one warp");
   static_assert(BM <= 256, "a queued score names its row in one byte");
   static_assert(Q >= 2 * own, "a column step queues at most 2 own scores per row");
@@ -175,8 +188,27 @@ struct MatrixSelectCandidates {
 
   std::size_t shared_bytes() const {
     return Tiles::shared_bytes + Columns::bytes +
-           static_cast<std::size_t>(BM) * cands * (sizeof(float) + sizeof(int)) +
+           static_cast<std::size_t>(LS) * cands * (sizeof(float) + sizeof(int)) +
            static_cast<std::size_t>(block) * Q * (sizeof(float) + sizeof(int) + 1);
+  }
+
+  /// Calls f(mt, h) for each of the thread's own rows.
+  template <class F>
+  __device__ __forceinline__ static void for_each_own_row(F&& f) {
+    TESSERA_UNROLL_FULL
+    for (int mt = 0; mt < MT; ++mt) {
+      TESSERA_UNROLL_FULL
+      for (int h = 0; h < 2; ++h)
+        f(mt, h);
+    }
+  }
+  /// Calls f(e, mt, h) for each of the thread's scores of a column step: column c0 + e (c0 =
+  /// 8 nt + 2 t) of its own row (mt, h).
+  template <class F>
+  __device__ __forceinline__ static void for_each_score(F&& f) {
+    TESSERA_UNROLL_FULL
+    for (int e = 0; e < 2; ++e)
+      for_each_own_row([&](int mt, int h) { f(e, mt, h); });
   }
 
   __device__ void run(int league, char* shared) const {
@@ -184,13 +216,13 @@ struct MatrixSelectCandidates {
     const int b = tile.batch, o0 = tile.o_begin, lane = static_cast<int>(threadIdx.x) & 31;
     const int warp = static_cast<int>(threadIdx.x) >> 5, g = lane >> 2, t = lane & 3;
     const int me = static_cast<int>(threadIdx.x);
-    // entry s of the list of the tile's row r at [s * BM + r]; queue entry q at [q * block + me]
+    // entry s of the list of the tile's row r at [s * LS + r]; queue entry q at [q * block + me]
     float* lv = reinterpret_cast<float*>(shared + Tiles::shared_bytes + Columns::bytes);
-    int* li   = reinterpret_cast<int*>(lv + static_cast<std::size_t>(BM) * cands);
-    float* qv = reinterpret_cast<float*>(li + static_cast<std::size_t>(BM) * cands);
+    int* li   = reinterpret_cast<int*>(lv + static_cast<std::size_t>(LS) * cands);
+    float* qv = reinterpret_cast<float*>(li + static_cast<std::size_t>(LS) * cands);
     int* qj   = reinterpret_cast<int*>(qv + block * Q);
     auto* qr  = reinterpret_cast<unsigned char*>(qj + block * Q);
-    for (int e = me; e < BM * cands; e += block) {  // read after the engine's first barrier
+    for (int e = me; e < LS * cands; e += block) {  // read after the engine's first barrier
       lv[e] = math::infinity<float>();
       li[e] = -1;
     }
@@ -209,35 +241,92 @@ struct MatrixSelectCandidates {
         thr[mt][h]          = math::infinity<float>();
       }
     }
-    int nq           = 0;
+    int nq = 0;
+    // merges the warp's queues into the lists: each quad takes its lanes' queues in turn, one
+    // score at a time, its four lanes together (lane t moves the list entries t, t + 4, ...), so
+    // a score costs one round of shared-memory loads and stores whatever its place
     const auto merge = [&] {
       for (int turn = 0; turn < 4; ++turn) {
-        if (t == turn) {
-          for (int q = 0; q < nq; ++q) {
-            const int r    = qr[q * block + me];
-            const float sc = qv[q * block + me];
-            if (!(sc < lv[(cands - 1) * BM + r])) continue;
-            int p = cands - 1;
-            while (p > 0 && lv[(p - 1) * BM + r] > sc) {
-              lv[p * BM + r] = lv[(p - 1) * BM + r];
-              li[p * BM + r] = li[(p - 1) * BM + r];
-              --p;
+        const int src  = (lane & ~3) | turn;  // the quad's lane whose queue is merged
+        const int n    = __shfl_sync(0xffffffffu, nq, src);
+        const int all  = static_cast<int>(__reduce_max_sync(0xffffffffu, static_cast<unsigned>(n)));
+        const int from = me - lane + src;
+        for (int q = 0; q < all; ++q) {
+          const bool has = q < n;
+          const int r    = has ? qr[q * block + from] : 0;
+          const float sc = has ? qv[q * block + from] : math::infinity<float>();
+          // this lane's entries e = t + 4 u and the entries before them, loaded at once
+          int place = 0;  // list entries not after the score (equal scores keep their order)
+          float mv[list_slots];
+          int mi[list_slots];
+          TESSERA_UNROLL_FULL
+          for (int u = 0; u < list_slots; ++u) {
+            const int e = t + 4 * u;
+            if (e < cands) {
+              place += lv[e * LS + r] <= sc ? 1 : 0;
+              if (e > 0) {
+                mv[u] = lv[(e - 1) * LS + r];
+                mi[u] = li[(e - 1) * LS + r];
+              }
             }
-            lv[p * BM + r] = sc;
-            li[p * BM + r] = qj[q * block + me];
           }
+          place += __shfl_xor_sync(0xffffffffu, place, 1);
+          place += __shfl_xor_sync(0xffffffffu, place, 2);
+          __syncwarp();
+          TESSERA_UNROLL_FULL
+          for (int u = 0; u < list_slots; ++u) {
+            const int e = t + 4 * u;
+            if (e > place && e < cands) {
+              lv[e * LS + r] = mv[u];
+              li[e * LS + r] = mi[u];
+            } else if (e == place && e < cands) {
+              lv[e * LS + r] = sc;
+              li[e * LS + r] = qj[q * block + from];
+            }
+          }
+          __syncwarp();
         }
-        __syncwarp();
       }
       nq = 0;
       // any score left out is >= its row's last score when it was left out, which only falls:
       // the certificate's bound
-      TESSERA_UNROLL_FULL
-      for (int mt = 0; mt < MT; ++mt) {
+      for_each_own_row(
+          [&](int mt, int h) { thr[mt][h] = lv[(cands - 1) * LS + rows[mt][h]] - ni[mt][h]; });
+    };
+    // The first tile's threshold: each lane's list_slots-th smallest score of each of its rows;
+    // the largest of the quad's has at least 4 list_slots >= cands of the row's scores at or
+    // below it, so the list fills at or below it (a lane with fewer finite scores gives +inf,
+    // the threshold of an empty list). Without it, every score of the first tile would enter.
+    // A score left out above it stays above the list's last score, which can only fall below it:
+    // the certificate's bound holds as for any score left out.
+    bool empty                 = true;  // the lists are empty
+    const auto first_threshold = [&](auto&& score, auto&& columns_of) {
+      empty = false;
+      float low[MT][2][list_slots];  // ascending
+      for_each_own_row([&](int mt, int h) {
         TESSERA_UNROLL_FULL
-        for (int h = 0; h < 2; ++h)
-          thr[mt][h] = lv[(cands - 1) * BM + rows[mt][h]] - ni[mt][h];
+        for (int u = 0; u < list_slots; ++u)
+          low[mt][h][u] = math::infinity<float>();
+      });
+      TESSERA_UNROLL_FULL
+      for (int nt = 0; nt < NT; ++nt) {
+        const float4 col = columns_of(nt);
+        for_each_score([&](int e, int mt, int h) {
+          // inserted into the sorted list, its last dropped (fminf, fmaxf: NaN is left out)
+          const float v = score(col, nt, e, mt, h);
+          float* l      = low[mt][h];
+          TESSERA_UNROLL_FULL
+          for (int u = list_slots - 1; u > 0; --u)
+            l[u] = fmaxf(l[u - 1], fminf(l[u], v));
+          l[0] = fminf(l[0], v);
+        });
       }
+      for_each_own_row([&](int mt, int h) {
+        float m    = low[mt][h][list_slots - 1];
+        m          = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+        m          = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+        thr[mt][h] = nextafterf(m, math::infinity<float>());  // the scores at m enter
+      });
     };
     for_each_inner_range(*this, tile, [&](int j_begin, int j_end) {
       Columns columns{reinterpret_cast<float*>(shared + Tiles::shared_bytes), j_begin};
@@ -250,43 +339,71 @@ struct MatrixSelectCandidates {
       columns.store(j_begin);  // visible after the engine's first barrier
       tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
         columns.epilogue(j0, j_end, record, [&] {
-          TESSERA_UNROLL_FULL
-          for (int nt = 0; nt < NT; ++nt) {
-            // the column step's 2 scores per row, compared first; one branch when any may enter
-            const int c0 = 8 * nt + 2 * t;
-            float q[2][MT][2];
-            bool any = false;
+          // the scores of the column step of columns c0 + e: fi (fj d) + nj
+          const auto score = [&](const float4& col, int nt, int e, int mt, int h) {
+            return fmaf(d[mt][nt][2 * h + e] * (e == 0 ? col.y : col.w), fi[mt][h],
+                        e == 0 ? col.x : col.z);
+          };
+          const auto columns_of = [&](int nt) {  // the records of columns c0 and c0 + 1
+            return *reinterpret_cast<const float4*>(columns.record(j0, 8 * nt + 2 * t));
+          };
+          // One pass over the tile's column steps. Merging (the first tile, and a tile redone
+          // after an overflow): a warp whose queues are nearly full merges them between column
+          // steps. Otherwise no merge is inlined in the unrolled steps (the instruction cache
+          // holds them), and a score finding its thread's queue full sets the returned overflow.
+          const auto pass = [&](auto merging) {
+            constexpr bool merges = decltype(merging)::value;
+            bool overflow         = false;
+            float4 col_next       = columns_of(0);
             TESSERA_UNROLL_FULL
-            for (int e = 0; e < 2; ++e) {
-              const float* col = columns.record(j0, c0 + e);
-              const float nj = col[0], fj = col[1];
-              TESSERA_UNROLL_FULL
-              for (int mt = 0; mt < MT; ++mt) {
-                TESSERA_UNROLL_FULL
-                for (int h = 0; h < 2; ++h) {
-                  q[e][mt][h] = fmaf(d[mt][nt][2 * h + e] * fj, fi[mt][h], nj);
-                  any |= q[e][mt][h] < thr[mt][h];  // NaN never enters
-                }
-              }
-            }
-            if (any) {
-              TESSERA_UNROLL_FULL
-              for (int e = 0; e < 2; ++e) {
-                TESSERA_UNROLL_FULL
-                for (int mt = 0; mt < MT; ++mt) {
-                  TESSERA_UNROLL_FULL
-                  for (int h = 0; h < 2; ++h) {
-                    if (q[e][mt][h] < thr[mt][h]) {
-                      qv[nq * block + me] = q[e][mt][h] + ni[mt][h];
-                      qj[nq * block + me] = j0 + c0 + e;
-                      qr[nq * block + me] = static_cast<unsigned char>(rows[mt][h]);
-                      ++nq;
-                    }
+            for (int nt = 0; nt < NT; ++nt) {
+              // the column step's 2 scores per row, compared first; one branch when any may
+              // enter
+              const int c0     = 8 * nt + 2 * t;
+              const float4 col = col_next;
+              if (nt + 1 < NT) col_next = columns_of(nt + 1);  // loaded ahead
+              float q[2][MT][2];
+              bool any = false;
+              for_each_score([&](int e, int mt, int h) {
+                q[e][mt][h] = score(col, nt, e, mt, h);
+                any |= q[e][mt][h] < thr[mt][h];  // NaN never enters
+              });
+              if (any) {
+                for_each_score([&](int e, int mt, int h) {
+                  if (!(q[e][mt][h] < thr[mt][h])) return;
+                  if (merges || nq < Q) {
+                    qv[nq * block + me] = q[e][mt][h] + ni[mt][h];
+                    qj[nq * block + me] = j0 + c0 + e;
+                    qr[nq * block + me] = static_cast<unsigned char>(rows[mt][h]);
+                    ++nq;
+                  } else {
+                    overflow = true;
                   }
-                }
+                });
+              }
+              if constexpr (merges) {
+                if (__any_sync(0xffffffffu, nq > Q - 2 * own)) merge();  // converged here
               }
             }
-            if (__any_sync(0xffffffffu, nq > Q - 2 * own)) merge();  // converged here
+            return overflow;
+          };
+          // After the tile the block's warps merge together (a warp merging alone would hold the
+          // others at the engine's next barrier); after an overflow the block drops the tile's
+          // queued scores and redoes it merging.
+          const int queued = nq;
+          bool overflow    = false;
+          if (empty) {
+            first_threshold(score, columns_of);
+            pass(std::true_type{});
+          } else {
+            overflow = pass(std::false_type{});
+          }
+          if (__syncthreads_or(overflow || nq > CudaTuning::matrix_select_sync_queue)) {
+            if (__syncthreads_or(overflow)) {
+              nq = queued;
+              pass(std::true_type{});
+            }
+            merge();
           }
         });
       });
@@ -301,10 +418,10 @@ struct MatrixSelectCandidates {
         if (o >= tile.o_end) continue;
         const std::size_t row = (static_cast<std::size_t>(b) * n_outer + o) * chunks + tile.chunk;
         for (int s = t; s < cands; s += 4) {
-          cand_val[row * cands + s] = lv[s * BM + rows[mt][h]];
-          cand_idx[row * cands + s] = li[s * BM + rows[mt][h]];
+          cand_val[row * cands + s] = lv[s * LS + rows[mt][h]];
+          cand_idx[row * cands + s] = li[s * LS + rows[mt][h]];
         }
-        if (t == 0) threshold[row] = lv[(cands - 1) * BM + rows[mt][h]];
+        if (t == 0) threshold[row] = lv[(cands - 1) * LS + rows[mt][h]];
       }
     }
   }
