@@ -39,6 +39,21 @@ template <class Space>
 class GenredMatrixUnits : public ::testing::Test {};
 TYPED_TEST_SUITE(GenredMatrixUnits, tessera_test::ExecutionSpaces);
 
+/// The (exact value in double, j) of Op between host row i of x and every row of y (n rows of
+/// dimension d), ascending: the reference of the selections (ties to the smaller j).
+template <class Op>
+std::vector<std::pair<double, int>> sorted_exact_values(const std::vector<double>& x,
+                                                        const std::vector<double>& y, int i, int n,
+                                                        int d) {
+  std::vector<std::pair<double, int>> ref;
+  for (int j = 0; j < n; ++j)
+    ref.emplace_back(exact_value<Op>(&x[static_cast<std::size_t>(i) * d],
+                                     &y[static_cast<std::size_t>(j) * d], d),
+                     j);
+  std::sort(ref.begin(), ref.end());
+  return ref;
+}
+
 /// max |a - a_ref| / max |a_ref| (0 for empty outputs) of the sums in the host View h (m x fd)
 /// against the direct double reference a_ref[i][c] = sum_j k(|x_i - y_j|^2) b[j][c] (b null:
 /// weights 1).
@@ -202,13 +217,8 @@ void check_selections(int m, int n, int k, bool adversarial, unsigned seed) {
   const auto jv = tessera::j_vars(yd);
   // reference: the k smallest (exact value, index) of each row
   std::vector<std::vector<std::pair<double, int>>> ref(m);
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < n; ++j)
-      ref[i].emplace_back(exact_value<Op>(&x[static_cast<std::size_t>(i) * D],
-                                          &y[static_cast<std::size_t>(j) * D], D),
-                          j);
-    std::sort(ref[i].begin(), ref[i].end());
-  }
+  for (int i = 0; i < m; ++i)
+    ref[i] = sorted_exact_values<Op>(x, y, i, n, D);
   const auto check = [&](const char* what, int kk, bool values, bool indices, const auto& v,
                          const auto& ix) {
     const auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, v);
@@ -342,6 +352,53 @@ TYPED_TEST(GenredMatrixUnits, ApproachingPointsOverflowTheQueues) {
       ASSERT_NEAR(hv(i, s), want * want, 1e-6 * want * want) << "row " << i << ", slot " << s;
     }
   }
+}
+
+/// Checks KMinArgKMin (k) of SquaredDistance<D> from the host rows x (m of them) over y (n), on
+/// the tensor cores on CUDA (nearest_on_tensor_cores), against the exact k nearest in double:
+/// the indices exactly, the values within 1e-6.
+template <class Space, int D>
+void check_nearest_are_exact(const std::vector<double>& x, const std::vector<double>& y, int m,
+                             int n, int k) {
+  const auto [hv, h] = nearest_on_tensor_cores<Space, D>(x, y, m, n, k);
+  for (int i = 0; i < m; ++i) {
+    const auto ref = sorted_exact_values<tessera::SquaredDistanceOp>(x, y, i, n, D);
+    for (int s = 0; s < k; ++s) {
+      ASSERT_EQ(h(i, s), ref[s].second) << "row " << i << ", slot " << s;
+      ASSERT_NEAR(hv(i, s), ref[s].first, 1e-6 * ref[s].first) << "row " << i << ", slot " << s;
+    }
+  }
+}
+
+/// Beyond CudaTuning::matrix_sm90_narrow_max_dim the Hopper engine takes wide tiles (one block
+/// per multiprocessor): D = 300 (not a whole number of k-steps), inner rows over five tiles of
+/// 256, the last partial.
+TYPED_TEST(GenredMatrixUnits, WideDimensionSelectionsAreExact) {
+  using Space     = TypeParam;
+  constexpr int D = 300;
+  const int m = 67, n = 1031, k = 10;
+  const auto x = uniform(m, D, -0.5, 81), y = uniform(n, D, -0.5, 82);
+  check_nearest_are_exact<Space, D>(x, y, m, n, k);
+}
+
+/// Rows of every magnitude, each scaled by 2^-s with s uniform in [0, 24]: in FP16, the inner
+/// rows all take the scale of the largest (one factor per panel), so the smallest rows' elements
+/// are subnormal or zero there and their scores coarse; the small outer rows' certificates fail
+/// and the fallback ranks them. Indices must be the exact k nearest, values within 1e-6.
+TYPED_TEST(GenredMatrixUnits, RowsOfEveryMagnitudeAreExact) {
+  using Space     = TypeParam;
+  constexpr int D = 24;
+  const int m = 97, n = 389, k = 5;
+  auto x = uniform(m, D, -0.5, 71), y = uniform(n, D, -0.5, 72);
+  const auto sx = uniform(m, 1, 0.0, 73), sy = uniform(n, 1, 0.0, 74);
+  const auto scale = [](std::vector<double>& v, const std::vector<double>& s) {
+    for (std::size_t r = 0; r < s.size(); ++r)
+      for (int c = 0; c < D; ++c)
+        v[r * D + c] = std::ldexp(v[r * D + c], -static_cast<int>(25 * s[r]));  // exact in float
+  };
+  scale(x, sx);
+  scale(y, sy);
+  check_nearest_are_exact<Space, D>(x, y, m, n, k);
 }
 
 // ------------------------------------------------------------------------ batches
@@ -479,13 +536,7 @@ void check_16bit_points(unsigned seed) {
                     tessera::i_vars(xd), tessera::j_vars(yd), idx);
     const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, idx);
     for (int i = 0; i < m; ++i) {
-      std::vector<std::pair<double, int>> ref;
-      for (int j = 0; j < n; ++j)
-        ref.emplace_back(
-            exact_value<tessera::SquaredDistanceOp>(&x[static_cast<std::size_t>(i) * D],
-                                                    &y[static_cast<std::size_t>(j) * D], D),
-            j);
-      std::sort(ref.begin(), ref.end());
+      const auto ref = sorted_exact_values<tessera::SquaredDistanceOp>(x, y, i, n, D);
       for (int s = 0; s < k; ++s)
         ASSERT_EQ(h(i, s), ref[s].second)
             << "ArgKMin from 16-bit points, row " << i << ", slot " << s;

@@ -466,6 +466,11 @@ struct CudaTuning : GpuTuning {
   /// (three, to leave shared memory to the lists and queues).
   static constexpr int matrix_select_queue  = 16;
   static constexpr int matrix_select_stages = 3;
+  /// Stages of the selections' Hopper engine beyond matrix_sm90_narrow_max_dim, in the wide
+  /// 128 x 256 tiles, one block per multiprocessor (H200, ArgKMin K = 10, M = N = 1e5: D = 1024
+  /// 0.0899e12 pairs/s against 0.0694e12 in the narrow tiles, D = 512 0.246 against 0.231; at
+  /// D = 256 the narrow tiles were faster, 0.420 against 0.379; six stages as four).
+  static constexpr int matrix_select_wide_stages = 4;
   /// After each tile, all warps of a selection block merge their queues together when any
   /// thread holds more than this many scores (H200, ArgKMin K = 10, M = N = 1e5, with merges
   /// still between the column steps: 8 gave 1.10e12 pairs/s at D = 16 and 0.561e12 at D = 128,

@@ -1,7 +1,7 @@
 // The streamed tensor-core engine of this build: Hopper's (matrix_tiles_sm90.hpp, warpgroup
 // products) when Tessera was configured for sm_90a (TESSERA_CUDA_SM90A, config.hpp: such code
 // runs only on compute capability 9.0), else the mma.sync engine (matrix_tiles.hpp, compute
-// capability 8.0 and later); the radial sums at moderate D and the selections take the Hopper
+// capability 8.0 and later); the radial sums and the selections at moderate D take the Hopper
 // engine in narrow tiles, two blocks per multiprocessor (MatrixSumEngine, MatrixSelectEngine).
 // All give their epilogues the same
 // accumulator layout.
@@ -42,15 +42,20 @@ using MatrixSumEngine = std::conditional_t<
                     CudaTuning::matrix_sm90_narrow_cols, CudaTuning::matrix_sm90_narrow_blocks>,
     MatrixEngine<E, Parts, matrix_tile_k_step(D)>>;
 
-/// The engine of the selections over operands of 16-bit type E, panels padded to k-steps of BK
-/// elements: in builds for sm_90a the Hopper engine in narrow tiles, two blocks per
-/// multiprocessor; else the mma.sync engine with CudaTuning::matrix_select_warps_m x _warps_n
-/// warps. In both, a warp holds whole outer rows of the tile.
-template <class E, int BK>
+/// The engine of the selections at dimension D over operands of 16-bit type E, in k-steps of at
+/// most 32 elements (to leave shared memory to the lists and queues): in builds for sm_90a the
+/// Hopper engine, up to CudaTuning::matrix_sm90_narrow_max_dim in narrow tiles, two blocks per
+/// multiprocessor, beyond in the wide tiles of CudaTuning::matrix_select_wide_stages stages, one
+/// block; else the mma.sync engine with CudaTuning::matrix_select_warps_m x _warps_n warps. In
+/// all, a warp holds whole outer rows of the tile.
+template <class E, int D, int BK = (matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32)>
 using MatrixSelectEngine = std::conditional_t<
     cuda_sm90a_build,
-    MatrixTilesSm90<E, 1, BK, CudaTuning::matrix_select_stages, CudaTuning::matrix_sm90_narrow_cols,
-                    CudaTuning::matrix_sm90_narrow_blocks>,
+    std::conditional_t<
+        D <= CudaTuning::matrix_sm90_narrow_max_dim,
+        MatrixTilesSm90<E, 1, BK, CudaTuning::matrix_select_stages,
+                        CudaTuning::matrix_sm90_narrow_cols, CudaTuning::matrix_sm90_narrow_blocks>,
+        MatrixTilesSm90<E, 1, BK, CudaTuning::matrix_select_wide_stages>>,
     MatrixTiles<E, 1, BK, CudaTuning::matrix_select_warps_m, CudaTuning::matrix_select_warps_n>>;
 
 /// Per-column data of the engine's inner tiles (norms, scale factors, weights: CW floats per

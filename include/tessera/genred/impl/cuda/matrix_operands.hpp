@@ -7,16 +7,18 @@
 //   hi[r]     the row scaled by 2^p(r) and rounded to the 16-bit type E;
 //   lo[r]     (split operands only) the FP16 remainder 2^p v - hi, so that hi + lo carries 22
 //             significant bits;
-//   factor[r] 2^-p(r), which unscales a product exactly;
+//   factor[r] 2^-p(r), which unscales a product exactly (one p for the whole panel when the
+//             transform gives the rows' largest norm: OperandTransform::common_norm2);
 //   norm[r]   alpha |v|^2 + offset, computed in float from the values themselves (pad rows:
 //             offset).
 // FP16 rows are scaled so that their largest magnitude lies in [2^13, 2^14) (mma.hpp:
-// fp16_row_shift), BF16 rows are not scaled (BF16 has float's range). A shift vector, if given,
-// is first subtracted from every row (the selections centre both sides on the same point:
-// distances do not change, the bound on the rounding error shrinks); with `normalise` each row
-// is then divided by its norm (the cosine's unit vectors; a zero row stays zero).
-// The panels take (batch * rows_pad) * dp * 2 bytes each, plus 8 bytes per row: linear in the
-// call's size, released on the stream after the call.
+// fp16_row_shift), or all by the scale that puts the panel's largest norm there (the
+// selections' inner rows: one factor); BF16 rows are not scaled (BF16 has float's range). A shift
+// vector, if given, is first subtracted from every row (the selections centre both sides on the
+// same point: distances do not change, the bound on the rounding error shrinks); with `normalise`
+// each row is then divided by its norm (the cosine's unit vectors; a zero row stays zero). The
+// panels take (batch * rows_pad) * dp * 2 bytes each, plus 8 bytes per row: linear in the call's
+// size, released on the stream after the call.
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
@@ -82,6 +84,11 @@ struct OperandTransform {
   float offset       = 0.0f;     ///< see alpha (also the norm of pad rows)
   bool normalise     = false;    ///< divide each (shifted) row by its Euclidean norm
   const float* shift = nullptr;  ///< (batch, dim) subtracted from every row; null: none
+  /// (batch) the largest |row - shift|^2 of each batch entry's rows, as the bits of a float
+  /// (row_norm_max_cuda), or null. When given, FP16 rows all take the scale of that norm's root
+  /// (of 1 when normalised), which bounds every element, instead of their own largest element:
+  /// one factor for the whole panel.
+  const unsigned* common_norm2 = nullptr;
 };
 
 /// One warp per (batch entry, panel row): see the file comment.
@@ -114,6 +121,8 @@ __global__ void prepare_operands_cuda(const VarAccessor<S> a, const int dim, con
   }
   const float unit = tr.normalise && n2 > 0.0f ? 1.0f / sqrtf(n2) : 1.0f;
   mx *= unit;
+  if (tr.common_norm2 != nullptr)
+    mx = tr.normalise ? 1.0f : sqrtf(__uint_as_float(tr.common_norm2[b]));
   const int p           = std::is_same_v<E, __half> ? fp16_row_shift(mx) : 0;
   const std::size_t row = op.row(b, r);
   if (lane == 0) {

@@ -19,7 +19,9 @@
 //    index. The approximate score of any pair differs from its exact value by at most
 //      delta_i = (2^-9 + dp 2^-22) |x_i| Y + (2 D + 16) 2^-23 (|x_i| + Y)^2,  Y = max_j |y_j|
 //    (norms of the prepared rows: centred for the squared distance, 1 for the cosine): 2^-11 per
-//    16-bit rounding of each factor of the dot product (exact for half_t and bhalf_t inputs),
+//    16-bit rounding of each factor of the dot product (an FP16 element far below its row's
+//    largest, or, the inner rows sharing one scale, below Y 2^-27, is subnormal: at most
+//    2^-38 Y more, far inside the margin),
 //    at most 2^-23 per addition of the matrix units' accumulation (they may truncate), float
 //    rounding of the norms, the shift and the sums, all doubled for margin. So every j left
 //    out of a chunk's list has an exact value >= T - delta_i. When every chunk's T - delta_i
@@ -155,8 +157,8 @@ __device__ __forceinline__ void insert_sorted(V* v, int* ix, int n, V s, int j) 
 /// quads, so eight scores, at once).
 template <int D, class Op, class E, bool Sparse>
 struct MatrixSelectCandidates {
-  using Tiles = MatrixSelectEngine<E, matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32>;
-  using Score = SelectScore<Op>;
+  using Tiles                      = MatrixSelectEngine<E, D>;
+  using Score                      = SelectScore<Op>;
   static constexpr bool outer_is_i = true;
   static constexpr bool is_sparse  = Sparse;
   static constexpr int BM = Tiles::BM, BN = Tiles::BN, MT = Tiles::MT, NT = Tiles::NT;
@@ -167,14 +169,17 @@ struct MatrixSelectCandidates {
   /// The lists' stride: entry s of row r at s LS + r, so that the entries t, t + 4, ... that
   /// lane t of a quad reads of its row fall in other banks than its quad's and the other quads'.
   static constexpr int LS = BM + 8;
-  /// List entries a lane of a quad moves in a merge.
+  /// List entries a lane of a quad moves in a merge, and the entries a list holds: the `cands`
+  /// candidates last, after entries of -inf that stay first (no bound checks in the merges).
   static constexpr int list_slots =
       (CudaTuning::matrix_select_max_k + CudaTuning::matrix_select_margin + 3) / 4;
+  static constexpr int list_entries = 4 * list_slots;
   static_assert(Tiles::WN == 1, "a row's columns belong to one warp");
   static_assert(BM <= 256, "a queued score names its row in one byte");
   static_assert(Q >= 2 * own, "a column step queues at most 2 own scores per row");
-  /// A column record: |y_j|^2 (+inf past the range's end: such scores never enter), 2^-p_j.
-  using Columns = TileColumns<Tiles, 2>;
+  /// A column record: |y_j|^2 (+inf past the range's end: such scores never enter); the inner
+  /// rows share one factor (OperandTransform::common_norm2), folded into the outer rows'.
+  using Columns = TileColumns<Tiles, 1>;
 
   Tiles tiles;
   int n_outer, n_inner, tiles_outer, tile_j, chunks, chunk_rows;
@@ -188,7 +193,7 @@ struct MatrixSelectCandidates {
 
   std::size_t shared_bytes() const {
     return Tiles::shared_bytes + Columns::bytes +
-           static_cast<std::size_t>(LS) * cands * (sizeof(float) + sizeof(int)) +
+           static_cast<std::size_t>(LS) * list_entries * (sizeof(float) + sizeof(int)) +
            static_cast<std::size_t>(block) * Q * (sizeof(float) + sizeof(int) + 1);
   }
 
@@ -217,17 +222,18 @@ struct MatrixSelectCandidates {
     const int warp = static_cast<int>(threadIdx.x) >> 5, g = lane >> 2, t = lane & 3;
     const int me = static_cast<int>(threadIdx.x);
     // entry s of the list of the tile's row r at [s * LS + r]; queue entry q at [q * block + me]
-    float* lv = reinterpret_cast<float*>(shared + Tiles::shared_bytes + Columns::bytes);
-    int* li   = reinterpret_cast<int*>(lv + static_cast<std::size_t>(LS) * cands);
-    float* qv = reinterpret_cast<float*>(li + static_cast<std::size_t>(LS) * cands);
-    int* qj   = reinterpret_cast<int*>(qv + block * Q);
-    auto* qr  = reinterpret_cast<unsigned char*>(qj + block * Q);
-    for (int e = me; e < LS * cands; e += block) {  // read after the engine's first barrier
-      lv[e] = math::infinity<float>();
+    float* lv     = reinterpret_cast<float*>(shared + Tiles::shared_bytes + Columns::bytes);
+    int* li       = reinterpret_cast<int*>(lv + LS * list_entries);
+    float* qv     = reinterpret_cast<float*>(li + LS * list_entries);
+    int* qj       = reinterpret_cast<int*>(qv + block * Q);
+    auto* qr      = reinterpret_cast<unsigned char*>(qj + block * Q);
+    const int pad = list_entries - cands;  // the candidates are entries pad, ..., list_entries - 1
+    for (int e = me; e < LS * list_entries; e += block) {  // read after the engine's first barrier
+      lv[e] = e < LS * pad ? -math::infinity<float>() : math::infinity<float>();
       li[e] = -1;
     }
-    // the score is fi (fj d) + nj + ni; a pair may enter the list of row (mt, h) when
-    // fi (fj d) + nj < thr = (the list's last score) - ni
+    // the score is fi d + nj + ni (fi: the dot product's scale and both rows' factors); a pair
+    // may enter the list of row (mt, h) when fi d + nj < thr = (the list's last score) - ni
     float ni[MT][2], fi[MT][2], thr[MT][2];
     int rows[MT][2];  ///< the tile's row of (mt, h)
     TESSERA_UNROLL_FULL
@@ -237,8 +243,8 @@ struct MatrixSelectCandidates {
         rows[mt][h]         = warp * (BM / Tiles::WM) + 16 * mt + g + 8 * h;
         const std::size_t r = tiles.a.row(b, o0 + rows[mt][h]);
         ni[mt][h]           = tiles.a.norm[r];
-        fi[mt][h]           = Score::dot_scale * tiles.a.factor[r];
-        thr[mt][h]          = math::infinity<float>();
+        fi[mt][h]  = Score::dot_scale * tiles.a.factor[r] * tiles.b.factor[tiles.b.row(b, 0)];
+        thr[mt][h] = math::infinity<float>();
       }
     }
     int nq = 0;
@@ -254,34 +260,28 @@ struct MatrixSelectCandidates {
         for (int q = 0; q < all; ++q) {
           const bool has = q < n;
           const int r    = has ? qr[q * block + from] : 0;
-          const float sc = has ? qv[q * block + from] : math::infinity<float>();
+          const float sc = has ? qv[q * block + from] : math::infinity<float>();  // enters nowhere
+          const int sj   = has ? qj[q * block + from] : -1;
           // this lane's entries e = t + 4 u and the entries before them, loaded at once
           int place = 0;  // list entries not after the score (equal scores keep their order)
           float mv[list_slots];
           int mi[list_slots];
           TESSERA_UNROLL_FULL
           for (int u = 0; u < list_slots; ++u) {
-            const int e = t + 4 * u;
-            if (e < cands) {
-              place += lv[e * LS + r] <= sc ? 1 : 0;
-              if (e > 0) {
-                mv[u] = lv[(e - 1) * LS + r];
-                mi[u] = li[(e - 1) * LS + r];
-              }
-            }
+            const int e = t + 4 * u, before = e > 0 ? e - 1 : 0;  // entry 0 never moves
+            place += lv[e * LS + r] <= sc ? 1 : 0;
+            mv[u] = lv[before * LS + r];
+            mi[u] = li[before * LS + r];
           }
           place += __shfl_xor_sync(0xffffffffu, place, 1);
           place += __shfl_xor_sync(0xffffffffu, place, 2);
           __syncwarp();
           TESSERA_UNROLL_FULL
-          for (int u = 0; u < list_slots; ++u) {
+          for (int u = 0; u < list_slots; ++u) {  // no branches: predicated stores
             const int e = t + 4 * u;
-            if (e > place && e < cands) {
-              lv[e * LS + r] = mv[u];
-              li[e * LS + r] = mi[u];
-            } else if (e == place && e < cands) {
-              lv[e * LS + r] = sc;
-              li[e * LS + r] = qj[q * block + from];
+            if (e >= place) {
+              lv[e * LS + r] = e == place ? sc : mv[u];
+              li[e * LS + r] = e == place ? sj : mi[u];
             }
           }
           __syncwarp();
@@ -290,8 +290,9 @@ struct MatrixSelectCandidates {
       nq = 0;
       // any score left out is >= its row's last score when it was left out, which only falls:
       // the certificate's bound
-      for_each_own_row(
-          [&](int mt, int h) { thr[mt][h] = lv[(cands - 1) * LS + rows[mt][h]] - ni[mt][h]; });
+      for_each_own_row([&](int mt, int h) {
+        thr[mt][h] = lv[(list_entries - 1) * LS + rows[mt][h]] - ni[mt][h];
+      });
     };
     // The first tile's threshold: each lane's list_slots-th smallest score of each of its rows;
     // the largest of the quad's has at least 4 list_slots >= cands of the row's scores at or
@@ -310,7 +311,7 @@ struct MatrixSelectCandidates {
       });
       TESSERA_UNROLL_FULL
       for (int nt = 0; nt < NT; ++nt) {
-        const float4 col = columns_of(nt);
+        const float2 col = columns_of(nt);
         for_each_score([&](int e, int mt, int h) {
           // inserted into the sorted list, its last dropped (fminf, fmaxf: NaN is left out)
           const float v = score(col, nt, e, mt, h);
@@ -331,21 +332,18 @@ struct MatrixSelectCandidates {
     for_each_inner_range(*this, tile, [&](int j_begin, int j_end) {
       Columns columns{reinterpret_cast<float*>(shared + Tiles::shared_bytes), j_begin};
       const auto record = [&](int j, float* rec) {
-        const std::size_t r = tiles.b.row(b, j);
-        rec[0]              = j < j_end ? tiles.b.norm[r] : math::infinity<float>();
-        rec[1]              = tiles.b.factor[r];
+        rec[0] = j < j_end ? tiles.b.norm[tiles.b.row(b, j)] : math::infinity<float>();
       };
       columns.load(j_begin, record);
       columns.store(j_begin);  // visible after the engine's first barrier
       tiles.run(shared, b, o0, j_begin, j_end, [&](typename Tiles::Acc& d, int j0, int, int, int) {
         columns.epilogue(j0, j_end, record, [&] {
-          // the scores of the column step of columns c0 + e: fi (fj d) + nj
-          const auto score = [&](const float4& col, int nt, int e, int mt, int h) {
-            return fmaf(d[mt][nt][2 * h + e] * (e == 0 ? col.y : col.w), fi[mt][h],
-                        e == 0 ? col.x : col.z);
+          // the scores of the column step of columns c0 + e: fi d + nj
+          const auto score = [&](const float2& col, int nt, int e, int mt, int h) {
+            return fmaf(d[mt][nt][2 * h + e], fi[mt][h], e == 0 ? col.x : col.y);
           };
           const auto columns_of = [&](int nt) {  // the records of columns c0 and c0 + 1
-            return *reinterpret_cast<const float4*>(columns.record(j0, 8 * nt + 2 * t));
+            return *reinterpret_cast<const float2*>(columns.record(j0, 8 * nt + 2 * t));
           };
           // One pass over the tile's column steps. Merging (the first tile, and a tile redone
           // after an overflow): a warp whose queues are nearly full merges them between column
@@ -354,20 +352,20 @@ struct MatrixSelectCandidates {
           const auto pass = [&](auto merging) {
             constexpr bool merges = decltype(merging)::value;
             bool overflow         = false;
-            float4 col_next       = columns_of(0);
+            float2 col_next       = columns_of(0);
             TESSERA_UNROLL_FULL
             for (int nt = 0; nt < NT; ++nt) {
               // the column step's 2 scores per row, compared first; one branch when any may
               // enter
               const int c0     = 8 * nt + 2 * t;
-              const float4 col = col_next;
+              const float2 col = col_next;
               if (nt + 1 < NT) col_next = columns_of(nt + 1);  // loaded ahead
               float q[2][MT][2];
+              for_each_score([&](int e, int mt, int h) { q[e][mt][h] = score(col, nt, e, mt, h); });
+              // each row's smaller score compared (fminf skips a NaN, which never enters)
               bool any = false;
-              for_each_score([&](int e, int mt, int h) {
-                q[e][mt][h] = score(col, nt, e, mt, h);
-                any |= q[e][mt][h] < thr[mt][h];  // NaN never enters
-              });
+              for_each_own_row(
+                  [&](int mt, int h) { any |= fminf(q[0][mt][h], q[1][mt][h]) < thr[mt][h]; });
               if (any) {
                 for_each_score([&](int e, int mt, int h) {
                   if (!(q[e][mt][h] < thr[mt][h])) return;
@@ -418,10 +416,10 @@ struct MatrixSelectCandidates {
         if (o >= tile.o_end) continue;
         const std::size_t row = (static_cast<std::size_t>(b) * n_outer + o) * chunks + tile.chunk;
         for (int s = t; s < cands; s += 4) {
-          cand_val[row * cands + s] = lv[s * LS + rows[mt][h]];
-          cand_idx[row * cands + s] = li[s * LS + rows[mt][h]];
+          cand_val[row * cands + s] = lv[(pad + s) * LS + rows[mt][h]];
+          cand_idx[row * cands + s] = li[(pad + s) * LS + rows[mt][h]];
         }
-        if (t == 0) threshold[row] = lv[(cands - 1) * LS + rows[mt][h]];
+        if (t == 0) threshold[row] = lv[(list_entries - 1) * LS + rows[mt][h]];
       }
     }
   }
@@ -777,14 +775,15 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
                                             ? "tessera::genred::matrix_select_block_sparse_cuda"
                                             : "tessera::genred::matrix_select_cuda");
     if (centre != nullptr) sample_centre_cuda<<<batch, 128, 0, stream>>>(ya, D, kn.n_inner, centre);
-    const OperandPair<E> rows(stream, batch, kn.n_outer, kn.n_inner, Kernel::BM, Kernel::BN, D,
-                              false, xa, Kernel::Score::outer(centre), ya,
-                              Kernel::Score::inner(centre));
-    kn.tiles.a = rows.x.operands();
-    kn.tiles.b = rows.y.operands();
     const dim3 norm_grid(static_cast<unsigned>(std::min(1024, kn.n_inner / 256 + 1)),
                          static_cast<unsigned>(batch));
     row_norm_max_cuda<<<norm_grid, 256, 0, stream>>>(ya, D, kn.n_inner, centre, y_max);
+    OperandTransform inner = Kernel::Score::inner(centre);
+    inner.common_norm2     = y_max;  // one factor for all inner rows: the kernel's fi d + nj
+    const OperandPair<E> rows(stream, batch, kn.n_outer, kn.n_inner, Kernel::BM, Kernel::BN, D,
+                              false, xa, Kernel::Score::outer(centre), ya, inner);
+    kn.tiles.a = rows.x.operands();
+    kn.tiles.b = rows.y.operands();
     kernel<<<static_cast<unsigned>(league), Kernel::block, kn.shared_bytes(), stream>>>(kn);
     const Rerank rr{red,          xa,
                     ya,           kn.n_outer,

@@ -75,19 +75,30 @@ struct MatrixTilesSm90 {
   static_assert(BM % rows_per_copy == 0 && BN % rows_per_copy == 0,
                 "each copy of a thread stays in one panel");
 
-  /// k-step s of the tile at inner row j0: rows [A hi, A lo, B hi, B lo] (lo only if split).
-  /// Copy i of thread t moves chunk t % chunks of staged row t / chunks + i rows_per_copy: the
-  /// panel is known at compile time, so a copy costs one multiply-add on the step's bases.
-  __device__ __forceinline__ void load_stage(char* stage, int batch, int o0, int j0, int s) const {
-    const int k0 = s * KS, tr = static_cast<int>(threadIdx.x) / chunks;
-    const int tc     = static_cast<int>(threadIdx.x) % chunks;
-    const E* base[4] = {a.hi + a.row(batch, o0) * a.dp, nullptr, b.hi + b.row(batch, j0) * b.dp,
-                        nullptr};
+  /// This thread's copy sources at k-step 0 of the first tile (inner row j_begin): chunk
+  /// t % chunks of staged row t / chunks of each panel [A hi, A lo, B hi, B lo] (lo only if
+  /// split), computed once per call.
+  struct CopySources {
+    const E* panel[4];
+  };
+  __device__ __forceinline__ CopySources copy_sources(int batch, int o0, int j_begin) const {
+    const int tr = static_cast<int>(threadIdx.x) / chunks,
+              tc = static_cast<int>(threadIdx.x) % chunks;
+    CopySources c{{a.hi + (a.row(batch, o0) + tr) * a.dp + tc * 8, nullptr,
+                   b.hi + (b.row(batch, j_begin) + tr) * b.dp + tc * 8, nullptr}};
     if constexpr (sides == 2) {
-      base[1] = a.lo + a.row(batch, o0) * a.dp;
-      base[3] = b.lo + b.row(batch, j0) * b.dp;
+      c.panel[1] = a.lo + (a.row(batch, o0) + tr) * a.dp + tc * 8;
+      c.panel[3] = b.lo + (b.row(batch, j_begin) + tr) * b.dp + tc * 8;
     }
-    char* dst = stage + swizzle(tr, tc);
+    return c;
+  }
+
+  /// k-step s of the tile at inner row j_begin + dj into a stage, at dst this thread's first
+  /// chunk there (swizzle(t / chunks, t % chunks)): copy i of thread t moves its chunk of staged
+  /// row t / chunks + i rows_per_copy, whose panel is known at compile time.
+  __device__ __forceinline__ void load_stage(char* dst, const CopySources& src, int dj,
+                                             int s) const {
+    const int k0 = s * KS;
     TESSERA_UNROLL_FULL
     for (int i = 0; i < copies; ++i) {
       const int r = i * rows_per_copy;  // first staged row of this copy, a multiple of 8
@@ -99,8 +110,9 @@ struct MatrixTilesSm90 {
         panel = 2 + (r - sides * BM) / BN;
         row   = (r - sides * BM) % BN;
       }
-      const int dp = panel < 2 ? a.dp : b.dp;
-      cp_async_16(dst + r * row_bytes, base[panel] + (row + tr) * dp + k0 + tc * 8);
+      const E* from = panel < 2 ? src.panel[panel] + static_cast<std::size_t>(row) * a.dp + k0
+                                : src.panel[panel] + static_cast<std::size_t>(row + dj) * b.dp + k0;
+      cp_async_16(dst + r * row_bytes, from);
     }
   }
 
@@ -138,9 +150,12 @@ struct MatrixTilesSm90 {
     const int steps     = a.dp / KS;
     const int total     = j_end > j_begin ? (j_end - j_begin + BN - 1) / BN * steps : 0;
     constexpr int ahead = STAGES - 2;
-    PipelineStep<STAGES> load{0, j_begin, 0}, step{0, j_begin, 0};  // the next copied, computed
-    const auto copy_next = [&](int s) {
-      if (s < total) load_stage(smem + load.stage * stage_bytes, batch, o0, load.j0, load.k);
+    PipelineStep<STAGES> load{0, j_begin, 0};  // the next step copied
+    const CopySources sources = copy_sources(batch, o0, j_begin);
+    char* const dst           = smem + swizzle(static_cast<int>(threadIdx.x) / chunks,
+                                               static_cast<int>(threadIdx.x) % chunks);
+    const auto copy_next      = [&](int s) {
+      if (s < total) load_stage(dst + load.stage * stage_bytes, sources, load.j0 - j_begin, load.k);
       cp_async_commit();
       load.advance(steps, BN);
     };
@@ -148,27 +163,29 @@ struct MatrixTilesSm90 {
     TESSERA_UNROLL_FULL
     for (int s = 0; s < ahead; ++s)
       copy_next(s);
-    for (int s = 0; s < total; ++s) {
-      cp_async_wait<ahead - 1>();
-      fence_proxy_async();
-      __syncthreads();  // step s has landed; step s - 2's products are complete in every group
-      copy_next(s + ahead);
-      wgmma_fence();
-      compute_stage(smem + step.stage * stage_bytes, acc, warp / 4, step.k == 0);
-      wgmma_commit();
-      if (step.k == steps - 1) {
-        wgmma_wait<0>();
-        TESSERA_UNROLL_FULL
-        for (int nt = 0; nt < NT; ++nt) {
-          TESSERA_UNROLL_FULL
-          for (int q = 0; q < 4; ++q)
-            register_fence(acc[0][nt][q]);
-        }
-        epi(acc, step.j0, warp, 0, lane);
-      } else {
+    int s = 0, stage = 0;  // the step computed and its stage
+    for (int j0 = j_begin; j0 < j_end; j0 += BN) {
+      // the tile's k-steps, one group of products left in flight by each; no branch holds a
+      // wait on the products (in a branch, ptxas may serialize every product: C7518)
+      for (int k = 0; k < steps; ++k, ++s) {
+        cp_async_wait<ahead - 1>();
+        fence_proxy_async();
+        __syncthreads();  // step s has landed; step s - 2's products are complete in every group
+        copy_next(s + ahead);
+        wgmma_fence();
+        compute_stage(smem + stage * stage_bytes, acc, warp / 4, k == 0);
+        wgmma_commit();
         wgmma_wait<1>();
+        stage = stage + 1 == STAGES ? 0 : stage + 1;
       }
-      step.advance(steps, BN);
+      wgmma_wait<0>();
+      TESSERA_UNROLL_FULL
+      for (int nt = 0; nt < NT; ++nt) {
+        TESSERA_UNROLL_FULL
+        for (int q = 0; q < 4; ++q)
+          register_fence(acc[0][nt][q]);
+      }
+      epi(acc, j0, warp, 0, lane);
     }
     cp_async_wait<0>();
     __syncthreads();
