@@ -457,7 +457,7 @@ struct CudaTuning : GpuTuning {
   /// when the k-th and the following scores are close.
   static constexpr int matrix_select_margin = 8;
   /// Selections run on the tensor cores above this dimension, whatever the points' type (H200,
-  /// ArgKMin K = 10, M = N = 1e5: 1.38e12 pairs/s at D = 16 and 1.30e12 at D = 32 against the
+  /// ArgKMin K = 10, M = N = 1e5: 1.81e12 pairs/s at D = 16 and 1.73e12 at D = 32 against the
   /// SIMT kernel's 0.477e12 and 0.248e12; at D <= 8 the SIMT kernel's direct distances were
   /// faster than the tensor-core kernel of 08fe99c, not remeasured since).
   static constexpr int matrix_select_min_dim = 8;
