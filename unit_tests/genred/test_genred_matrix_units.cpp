@@ -309,19 +309,22 @@ auto nearest_on_tensor_cores(const std::vector<double>& x, const std::vector<dou
 }
 
 /// All inner rows equal: every pair ties, the certificate fails on every row and the fallback
-/// (a block per row, more rows than blocks) must still give indices 0..k-1 and the exact
-/// values; with every row ranked exactly, whatever the candidates.
+/// must still give indices 0..k-1 and the exact values: with more rows than fallback blocks (a
+/// block per row) and with five rows (each split into slices over many blocks: the ties cross
+/// the slices); with every row ranked exactly, whatever the candidates.
 TYPED_TEST(GenredMatrixUnits, AllEqualPointsGiveTheSmallestIndices) {
   using Space     = TypeParam;
   constexpr int D = 40;  // above CudaTuning::matrix_select_min_dim: the tensor cores' call
-  const int m = 2053, n = 300, k = 10;
-  std::vector<double> x(static_cast<std::size_t>(m) * D, 0.25),
-      y(static_cast<std::size_t>(n) * D, 0.5);
-  const auto [hv, h] = nearest_on_tensor_cores<Space, D>(x, y, m, n, k);
-  for (int i = 0; i < m; ++i) {
-    for (int s = 0; s < k; ++s) {
-      ASSERT_EQ(h(i, s), s) << "row " << i;
-      ASSERT_EQ(hv(i, s), 0.0625f * D) << "row " << i;  // (1/4)^2 per component, exact
+  const int k     = 10;
+  for (const auto& [m, n] : {std::pair{2053, 300}, std::pair{5, 30011}}) {
+    std::vector<double> x(static_cast<std::size_t>(m) * D, 0.25),
+        y(static_cast<std::size_t>(n) * D, 0.5);
+    const auto [hv, h] = nearest_on_tensor_cores<Space, D>(x, y, m, n, k);
+    for (int i = 0; i < m; ++i) {
+      for (int s = 0; s < k; ++s) {
+        ASSERT_EQ(h(i, s), s) << "m " << m << ", row " << i;
+        ASSERT_EQ(hv(i, s), 0.0625f * D) << "m " << m << ", row " << i;  // (1/4)^2 a component
+      }
     }
   }
 }

@@ -457,25 +457,27 @@ struct CudaTuning : GpuTuning {
   /// when the k-th and the following scores are close.
   static constexpr int matrix_select_margin = 8;
   /// Selections run on the tensor cores above this dimension, whatever the points' type (H200,
-  /// ArgKMin K = 10, M = N = 1e5: 1.81e12 pairs/s at D = 16 and 1.73e12 at D = 32 against the
-  /// SIMT kernel's 0.477e12 and 0.248e12; at D <= 8 the SIMT kernel's direct distances were
-  /// faster than the tensor-core kernel of 08fe99c, not remeasured since).
+  /// ArgKMin K = 10, M = N = 1e5, uniform points: 1.81e12 pairs/s at D = 16 against the SIMT
+  /// kernel's 0.477e12; at D = 6 and 8 1.34e12 against 0.83e12 and 0.75e12, but at D = 4 0.055e12
+  /// against 0.94e12, most rows failing the certificate: perf/README.md).
   static constexpr int matrix_select_min_dim = 8;
-  /// Scores a thread of the selections can queue between merges (a tile that overflows a queue
-  /// is redone with merges between its column steps), and the engine's stages in the selections
-  /// (three, to leave shared memory to the lists and queues).
+  /// Scores a thread of the selections can queue between merges, at most (a tile that overflows
+  /// a queue is redone with merges between its column steps; on the Hopper engine the queues take
+  /// what the multiprocessor's shared memory leaves beside the pipeline and the lists), and the
+  /// Hopper engine's stages in the selections' narrow tiles (H200, ArgKMin K = 10, bf16 points,
+  /// D = 128: four stages and queues of 8 1.05e12 pairs/s, three and 16 0.99e12).
   static constexpr int matrix_select_queue  = 16;
-  static constexpr int matrix_select_stages = 3;
+  static constexpr int matrix_select_stages = 4;
   /// Stages of the selections' Hopper engine beyond matrix_sm90_narrow_max_dim, in the wide
   /// 128 x 256 tiles, one block per multiprocessor (H200, ArgKMin K = 10, M = N = 1e5: D = 1024
   /// 0.0899e12 pairs/s against 0.0694e12 in the narrow tiles, D = 512 0.246 against 0.231; at
   /// D = 256 the narrow tiles were faster, 0.420 against 0.379; six stages as four).
   static constexpr int matrix_select_wide_stages = 4;
   /// After each tile, all warps of a selection block merge their queues together when any
-  /// thread holds more than this many scores (H200, ArgKMin K = 10, M = N = 1e5, with merges
-  /// still between the column steps: 8 gave 1.10e12 pairs/s at D = 16 and 0.561e12 at D = 128,
-  /// 4 gave 1.07e12 and 0.546e12, merging at every queued score 0.705e12 and 0.451e12).
-  static constexpr int matrix_select_sync_queue = 8;
+  /// thread's queue is more than 1 / matrix_select_sync_share full (H200, ArgKMin K = 10,
+  /// M = N = 1e5: 8 of 16 gave 1.10e12 pairs/s at D = 16 and 0.561e12 at D = 128, 4 of 16 1.07e12
+  /// and 0.546e12; 2 of 8 0.99e12 at D = 128 bf16 against 1.05e12 for 4 of 8).
+  static constexpr int matrix_select_sync_share = 2;
   /// Warps of the mma.sync engine's selection blocks along each side of the 128 x 128 tile: one
   /// warp across, so that the four lanes of a quad hold all of a row's columns and share its
   /// list.

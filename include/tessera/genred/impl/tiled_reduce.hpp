@@ -94,7 +94,7 @@ template <class ExecSpace, class T, class Formula, class Red, bool OuterIsI, cla
           bool Sparse = false, int RowsPerThread = 1, class Storage = ComputeStorage<T, Formula>>
 struct TiledReduce {
   template <bool ISide>
-  static constexpr int staged_width() {
+  KOKKOS_INLINE_FUNCTION static constexpr int staged_width() {
     if constexpr (has_staging<Formula>) {
       return ISide ? Formula::staged_i_width : Formula::staged_j_width;
     } else {

@@ -27,9 +27,10 @@
 //    out of a chunk's list has an exact value >= T - delta_i. When every chunk's T - delta_i
 //    exceeds the k-th exact value, no pair outside the lists can enter: the row is certified.
 //    Otherwise (near-ties wider than the bound, duplicated points) the row is left to the
-// 3. Fallback: a block per such row recomputes it directly over all its j (a block-sparse row:
-//    over its segment's ranges), in double. Either way the result is the exact k smallest of
-//    the row.
+// 3. Fallback: such rows are recomputed directly over all their j (a block-sparse row: over its
+//    segment's ranges), in double, each split into interleaved slices of j so that a few failed
+//    rows still occupy every multiprocessor, the slices' k smallest then merged. Either way the
+//    result is the exact k smallest of the row.
 // Values are the exact values rounded to float (a direct float kernel may differ in the last
 // bits); the workspace is linear in the sizes: k + margin candidates per output row and chunk.
 #pragma once
@@ -140,21 +141,36 @@ __device__ __forceinline__ void insert_sorted(V* v, int* ix, int n, V s, int j) 
   ix[p] = j;
 }
 
+/// Scores a thread of a selection block of `block` threads can queue: the most
+/// (CudaTuning::matrix_select_queue), or, on a multiprocessor of known shared memory
+/// (`multiprocessor_shared`, 0 if unknown) that must hold `blocks` blocks, each `reserved` bytes
+/// besides its own, what is left beside `fixed` bytes, a multiple of 4.
+constexpr int matrix_select_queue_length(std::size_t fixed, std::size_t multiprocessor_shared,
+                                         std::size_t reserved, int blocks, int block) {
+  constexpr int most = CudaTuning::matrix_select_queue;
+  if (multiprocessor_shared == 0) return most;
+  const std::size_t per_block = multiprocessor_shared / blocks - reserved;
+  const std::size_t entry     = sizeof(float) + sizeof(int) + 1;  // score, index, row
+  const std::size_t fit =
+      per_block > fixed ? (per_block - fixed) / (static_cast<std::size_t>(block) * entry) / 4 * 4
+                        : 0;
+  return fit < static_cast<std::size_t>(most) ? static_cast<int>(fit) : most;
+}
+
 /// Phase 1: each block's outer rows against its chunk of inner rows; candidate lists out.
 /// Every accumulator element of a thread is one (row, column) score. A row's columns are held
 /// by the four lanes of one quad, which share the row's sorted list of the `cands` smallest
 /// scores in shared memory, behind a register copy of the list's last score: a score that
 /// cannot enter costs a multiply-add and a comparison on the accumulator registers. Scores that
 /// may enter wait in the thread's queue of Q. The queues are merged into the lists after a tile
-/// by all warps of the block together, when any thread holds more than
-/// CudaTuning::matrix_select_sync_queue (a warp merging alone would hold the block at the
-/// engine's next barrier: that waiting took half the time at D = 16). The unrolled column steps
-/// of a tile hold no merge (inlined sixteen times, merges overflowed the instruction cache): a
-/// score that finds its thread's queue full marks an overflow, and the block then drops the
-/// tile's queued scores and redoes the tile with merges between the column steps, as it does the
-/// first tile, whose threshold comes from the tile itself so that the empty lists do not take
-/// all its scores. A merge inserts one score at a time per quad, its four lanes together (eight
-/// quads, so eight scores, at once).
+/// by all warps of the block together, when any thread holds more than `sync_queue` (a warp
+/// merging alone would hold the block at the engine's next barrier: that waiting took half the
+/// time at D = 16). The unrolled column steps of a tile hold no merge (inlined sixteen times,
+/// merges overflowed the instruction cache): a score that finds its thread's queue full marks an
+/// overflow, and the block then drops the tile's queued scores and redoes the tile with merges
+/// between the column steps, as it does the first tile, whose threshold comes from the tile itself
+/// so that the empty lists do not take all its scores. A merge inserts one score at a time per
+/// quad, its four lanes together (eight quads, so eight scores, at once).
 template <int D, class Op, class E, bool Sparse>
 struct MatrixSelectCandidates {
   using Tiles                      = MatrixSelectEngine<E, D>;
@@ -165,7 +181,6 @@ struct MatrixSelectCandidates {
   static constexpr int block      = Tiles::block;
   static constexpr int min_blocks = Tiles::min_blocks;
   static constexpr int own        = 2 * MT;  ///< rows per thread
-  static constexpr int Q          = CudaTuning::matrix_select_queue;
   /// The lists' stride: entry s of row r at s LS + r, so that the entries t, t + 4, ... that
   /// lane t of a quad reads of its row fall in other banks than its quad's and the other quads'.
   static constexpr int LS = BM + 8;
@@ -174,12 +189,24 @@ struct MatrixSelectCandidates {
   static constexpr int list_slots =
       (CudaTuning::matrix_select_max_k + CudaTuning::matrix_select_margin + 3) / 4;
   static constexpr int list_entries = 4 * list_slots;
-  static_assert(Tiles::WN == 1, "a row's columns belong to one warp");
-  static_assert(BM <= 256, "a queued score names its row in one byte");
-  static_assert(Q >= 2 * own, "a column step queues at most 2 own scores per row");
   /// A column record: |y_j|^2 (+inf past the range's end: such scores never enter); the inner
   /// rows share one factor (OperandTransform::common_norm2), folded into the outer rows'.
   using Columns = TileColumns<Tiles, 1>;
+  /// Shared memory beside the queues: the pipeline, two tiles' column records, the lists.
+  static constexpr std::size_t fixed_bytes =
+      Tiles::shared_bytes + Columns::bytes +
+      static_cast<std::size_t>(LS) * list_entries * (sizeof(float) + sizeof(int));
+  /// The threads' queues: Q scores each, what shared memory leaves to min_blocks blocks (on
+  /// Hopper's narrow tiles of 32-element k-steps: 8, beside four stages), merged after a tile
+  /// when any holds more than sync_queue.
+  static constexpr int Q = matrix_select_queue_length(fixed_bytes, Tiles::multiprocessor_shared,
+                                                      Tiles::reserved_per_block, min_blocks, block);
+  static constexpr int sync_queue = Q / CudaTuning::matrix_select_sync_share;
+  static_assert(BM <= 256, "a queued score names its row in one byte");
+  static_assert(Tiles::WN == 1, "a row's columns belong to one warp");
+  static_assert(Q >= 2 * own, "a column step queues at most 2 own scores per row");
+  static_assert(sync_queue <= Q - 2 * own,
+                "a tile redone merging starts with at most Q - 2 own queued scores");
 
   Tiles tiles;
   int n_outer, n_inner, tiles_outer, tile_j, chunks, chunk_rows;
@@ -192,9 +219,7 @@ struct MatrixSelectCandidates {
   KOKKOS_INLINE_FUNCTION int tile_rows() const { return BM; }
 
   std::size_t shared_bytes() const {
-    return Tiles::shared_bytes + Columns::bytes +
-           static_cast<std::size_t>(LS) * list_entries * (sizeof(float) + sizeof(int)) +
-           static_cast<std::size_t>(block) * Q * (sizeof(float) + sizeof(int) + 1);
+    return fixed_bytes + static_cast<std::size_t>(block) * Q * (sizeof(float) + sizeof(int) + 1);
   }
 
   /// Calls f(mt, h) for each of the thread's own rows.
@@ -396,7 +421,7 @@ struct MatrixSelectCandidates {
           } else {
             overflow = pass(std::false_type{});
           }
-          if (__syncthreads_or(overflow || nq > CudaTuning::matrix_select_sync_queue)) {
+          if (__syncthreads_or(overflow || nq > sync_queue)) {
             if (__syncthreads_or(overflow)) {
               nq = queued;
               pass(std::true_type{});
@@ -433,8 +458,9 @@ __global__ void __launch_bounds__(Kernel::block, Kernel::min_blocks)
 }
 
 /// Phases 2 and 3: one warp per (batch entry, outer row): exact values of the candidates, the k
-/// smallest, the certificate, the outputs of the certified rows; then a block per other row. SX,
-/// SY: the points' storage; Sparse: block-sparse rows, whose fallback walks their segment's ranges.
+/// smallest, the certificate, the outputs of the certified rows; then the other rows, split over
+/// the fallback blocks. SX, SY: the points' storage; Sparse: block-sparse rows, whose fallback
+/// walks their segment's ranges.
 template <int D, class Op, class Red, class SX, class SY, class Out, bool Sparse>
 struct MatrixSelectRerank {
   using Score                = SelectScore<Op>;
@@ -454,6 +480,9 @@ struct MatrixSelectRerank {
   SparseSchedule sparse;   ///< block-sparse calls only
   long long* failed_rows;  ///< the rows (batch entry * n_outer + row) left to the fallback
   int* failed_count;       ///< their number
+  int fallback_blocks;     ///< blocks of the fallback kernels
+  double* split_val;       ///< (fallback_blocks, k): the lists of the slices of split rows
+  int* split_idx;          ///< same
 
   /// Threads of a fallback block.
   static constexpr int fallback_threads = 1024;
@@ -569,58 +598,122 @@ struct MatrixSelectRerank {
       return;
     }
     if (lane == 0) {
-      const auto o = out.row(b, i);
-      for (int s = 0; s < k; ++s) {
-        if constexpr (Red::writes_values) o.value(s, static_cast<float>(v[s]));
-        if constexpr (Red::writes_indices) o.index(s, ix[s]);
-      }
+      for (int s = 0; s < k; ++s)
+        write_result(b, i, s, v[s], ix[s]);
     }
   }
 
-  /// The fallback of the rows whose certificate failed, a block per row: each warp the exact
-  /// values, in double, of every warps-th inner row (its lanes over the components: coalesced
-  /// loads) and the k smallest of them, then the block the k smallest of the warps' lists, in k
-  /// rounds. work: the warps' lists (k doubles and k ints each), then 3 doubles per warp and 2.
+  /// The shared memory of a fallback block of `warps` warps, in doubles from its start: the
+  /// warps' lists (k values each, then k indices each), 3 doubles per warp (block_min_owner),
+  /// the round's pick (value, index), and the total.
+  struct FallbackLayout {
+    int indices, reduce, pick, total;
+  };
+  __host__ __device__ static FallbackLayout fallback_layout(int warps, int k) {
+    const int lists = warps * k, reduce = lists + (lists + 1) / 2;
+    return {lists, reduce, reduce + 3 * warps, reduce + 3 * warps + 2};
+  }
+
+  /// Slices of inner rows each failed row is split into, so that few failed rows still spread
+  /// over all fallback blocks: fallback_blocks / failed, at least 1 (a block per row, which
+  /// writes the output), at most a merge block's threads (one slice's list each).
+  __device__ int fallback_slices(int failed) const {
+    const int s = failed > 0 ? fallback_blocks / failed : 1;
+    return s < 1 ? 1 : s > fallback_threads ? fallback_threads : s;
+  }
+
+  /// Writes entry s (exact value v, index j) of the result of (batch entry b, outer row i).
+  __device__ void write_result(int b, int i, int s, double v, int j) const {
+    const auto o = out.row(b, i);
+    if constexpr (Red::writes_values) o.value(s, static_cast<float>(v));
+    if constexpr (Red::writes_indices) o.index(s, j);
+  }
+
+  /// The k smallest entries of the sorted lists of k that the block's threads own (a thread
+  /// owns at most one; head(h, v, j) reads entry h of its own), in k rounds: the block's
+  /// smallest head is the s-th smallest, emit(s, v, j) on thread 0, and its owner moves on to
+  /// its next entry. work: 3 doubles per warp, then 2.
+  template <class Head, class Emit>
+  __device__ void smallest_of_lists(bool owner, Head&& head, double* work, Emit&& emit) const {
+    const int tid = static_cast<int>(threadIdx.x);
+    double* pick  = work + 3 * (static_cast<int>(blockDim.x) >> 5);  // value, index
+    int h         = 0;
+    for (int s = 0; s < k; ++s) {
+      double hv = INFINITY;
+      int hj    = -1;
+      if (owner && h < k) head(h, hv, hj);
+      if (block_min_owner(hv, hj, work) == tid) {
+        pick[0] = hv;
+        pick[1] = hj;
+        ++h;
+      }
+      __syncthreads();
+      if (tid == 0) emit(s, pick[0], static_cast<int>(pick[1]));
+    }
+  }
+
+  /// The fallback of the rows whose certificate failed: each row is split into
+  /// fallback_slices() interleaved slices of its inner rows, and each (row, slice) item goes to
+  /// one block. A block's warps compute the exact values, in double, of every warps-th inner row
+  /// of the slice (the lanes over the components: coalesced loads) and keep the k smallest; the
+  /// block takes the k smallest of the warps' lists, which are the row's result (one slice) or
+  /// the slice's list in split_val / split_idx, merged by run_fallback_merge. work:
+  /// fallback_layout(warps, k).
   __device__ void run_fallback(double* work) const {
     const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, w = tid >> 5;
-    const int warps = static_cast<int>(blockDim.x) >> 5;
-    double* lv      = work;                                    // the warps' lists: values
-    int* li         = reinterpret_cast<int*>(lv + warps * k);  // indices
-    double* reduce  = lv + warps * k + (warps * k + 1) / 2;
-    double* pick    = reduce + 3 * warps;  // the round's smallest: value, index
-    double* v       = lv + w * k;
-    int* ix         = li + w * k;
-    for (int f = static_cast<int>(blockIdx.x); f < *failed_count;
-         f += static_cast<int>(gridDim.x)) {
-      const long long row = failed_rows[f];
+    const int warps         = static_cast<int>(blockDim.x) >> 5;
+    const FallbackLayout at = fallback_layout(warps, k);
+    double* v               = work + w * k;  // this warp's list: values
+    int* ix                 = reinterpret_cast<int*>(work + at.indices) + w * k;  // indices
+    const int failed = *failed_count, slices = fallback_slices(failed);
+    for (long long item = blockIdx.x; item < static_cast<long long>(failed) * slices;
+         item += gridDim.x) {  // several slices: item < fallback_blocks, one per block
+      const long long row = failed_rows[item / slices];
+      const int slice     = static_cast<int>(item % slices);
       const int b = static_cast<int>(row / n_outer), i = static_cast<int>(row % n_outer);
-      __syncthreads();  // the previous row's lists are read
+      __syncthreads();  // the previous item's lists are read
       clear(v, ix, lane);
-      for_each_inner_row(i, w, warps, [&](int j) {
+      for_each_inner_row(i, slice * warps + w, slices * warps, [&](int j) {
         const double e = exact(b, i, j, lane);
         if (lane == 0) insert(v, ix, k, e, j);
         __syncwarp();
       });
       __syncthreads();
-      // round s: the block's smallest head of list is the s-th smallest of the row; its warp
-      // moves on to its next entry
-      int head = 0;  // lane 0's
-      for (int s = 0; s < k; ++s) {
-        const bool offer = lane == 0 && head < k;
-        const double hv  = offer ? v[head] : INFINITY;
-        const int hj     = offer ? ix[head] : -1;
-        if (block_min_owner(hv, hj, reduce) == tid) {
-          pick[0] = hv;
-          pick[1] = hj;
-          ++head;
-        }
-        __syncthreads();
-        if (tid == 0) {
-          const auto o = out.row(b, i);
-          if constexpr (Red::writes_values) o.value(s, static_cast<float>(pick[0]));
-          if constexpr (Red::writes_indices) o.index(s, static_cast<int>(pick[1]));
-        }
-      }
+      smallest_of_lists(
+          lane == 0,
+          [&](int h, double& hv, int& hj) {
+            hv = v[h];
+            hj = ix[h];
+          },
+          work + at.reduce,
+          [&](int s, double pv, int pj) {
+            if (slices == 1) {
+              write_result(b, i, s, pv, pj);
+            } else {
+              split_val[item * k + s] = pv;
+              split_idx[item * k + s] = pj;
+            }
+          });
+    }
+  }
+
+  /// The results of rows split into several slices by run_fallback: a block per row, thread t
+  /// owning slice t's list. work: 3 doubles per warp, then 2.
+  __device__ void run_fallback_merge(double* work) const {
+    const int failed = *failed_count, slices = fallback_slices(failed);
+    if (slices == 1) return;  // run_fallback wrote the results
+    const int tid = static_cast<int>(threadIdx.x);
+    for (int f = static_cast<int>(blockIdx.x); f < failed; f += static_cast<int>(gridDim.x)) {
+      const long long row = failed_rows[f], list = static_cast<long long>(f) * slices + tid;
+      const int b = static_cast<int>(row / n_outer), i = static_cast<int>(row % n_outer);
+      smallest_of_lists(
+          tid < slices,
+          [&](int h, double& hv, int& hj) {
+            hv = split_val[list * k + h];
+            hj = split_idx[list * k + h];
+          },
+          work, [&](int s, double pv, int pj) { write_result(b, i, s, pv, pj); });
+      __syncthreads();  // the next row's rounds reuse work
     }
   }
 
@@ -667,6 +760,13 @@ __global__ void __launch_bounds__(Kernel::fallback_threads)
     matrix_select_fallback_cuda(const Kernel k) {
   extern __shared__ double tessera_matrix_fallback_shared[];
   k.run_fallback(tessera_matrix_fallback_shared);
+}
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::fallback_threads)
+    matrix_select_fallback_merge_cuda(const Kernel k) {
+  extern __shared__ double tessera_matrix_fallback_merge_shared[];
+  k.run_fallback_merge(tessera_matrix_fallback_merge_shared);
 }
 
 /// centre[b] = the mean of up to 256 inner rows spread over batch entry b (one block per batch
@@ -754,12 +854,17 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
   const int batch = static_cast<int>(call.shape.batch), dp = matrix_panel_columns(D);
   const std::size_t lists      = static_cast<std::size_t>(batch) * kn.n_outer * kn.chunks;
   const std::size_t rows_total = static_cast<std::size_t>(batch) * kn.n_outer;
-  const std::size_t bytes      = rows_total * sizeof(long long) +
+  // the rows whose certificate failed, shared by as many fallback blocks as fit at once
+  const int fallback_blocks = 8 * device.multiprocessors;
+  const std::size_t split   = static_cast<std::size_t>(fallback_blocks) * k;
+  const std::size_t bytes   = split * (sizeof(double) + sizeof(int)) +
+                            rows_total * sizeof(long long) +
                             lists * (kn.cands * (sizeof(float) + sizeof(int)) + sizeof(float)) +
                             static_cast<std::size_t>(batch) * (D + 1) * sizeof(float) + sizeof(int);
   void* work = nullptr;
   check_cuda(cudaMallocAsync(&work, bytes, stream), "selection workspace allocation");
-  auto* failed_rows = static_cast<long long*>(work);
+  auto* split_val   = static_cast<double*>(work);
+  auto* failed_rows = reinterpret_cast<long long*>(split_val + split);
   kn.cand_val       = reinterpret_cast<float*>(failed_rows + rows_total);
   kn.cand_idx       = reinterpret_cast<int*>(kn.cand_val + lists * kn.cands);
   kn.threshold      = reinterpret_cast<float*>(kn.cand_idx + lists * kn.cands);
@@ -767,6 +872,7 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
   unsigned* y_max =
       reinterpret_cast<unsigned*>(kn.threshold + lists + static_cast<std::size_t>(batch) * D);
   int* failed_count = reinterpret_cast<int*>(y_max + batch);
+  int* split_idx    = failed_count + 1;
   check_cuda(
       cudaMemsetAsync(y_max, 0, (static_cast<std::size_t>(batch) + 1) * sizeof(unsigned), stream),
       "selection workspace initialisation");  // y_max and failed_count
@@ -794,20 +900,19 @@ bool launch_matrix_select(const Kokkos::Cuda& space, const Call& call, const Red
                     kn.threshold, y_max,
                     centre,       output_access<float, Index>(call.outputs),
                     kn.sparse,    failed_rows,
-                    failed_count};
+                    failed_count, fallback_blocks,
+                    split_val,    split_idx};
     const unsigned blocks =
         static_cast<unsigned>((rr.rows_total + Rerank::warps - 1) / Rerank::warps);
     const std::size_t shared = Rerank::warps * k * (sizeof(double) + sizeof(int));
     matrix_select_rerank_cuda<Rerank><<<blocks, Rerank::warps * 32, shared, stream>>>(rr);
-    // the rows whose certificate failed, a block each, as many at once as fit
-    const unsigned fallback_blocks =
-        static_cast<unsigned>(std::min<std::size_t>(rows_total, 8 * device.multiprocessors));
     constexpr int fallback_warps = Rerank::fallback_threads / 32;
-    const std::size_t fallback_shared =
-        (fallback_warps * k + (fallback_warps * k + 1) / 2 + 3 * fallback_warps + 2) *
-        sizeof(double);
+    const auto layout            = Rerank::fallback_layout(fallback_warps, k);
     matrix_select_fallback_cuda<Rerank>
-        <<<fallback_blocks, Rerank::fallback_threads, fallback_shared, stream>>>(rr);
+        <<<fallback_blocks, Rerank::fallback_threads, layout.total * sizeof(double), stream>>>(rr);
+    matrix_select_fallback_merge_cuda<Rerank>
+        <<<fallback_blocks, Rerank::fallback_threads,
+           (layout.total - layout.reduce) * sizeof(double), stream>>>(rr);
   }
   check_cuda(cudaGetLastError(), "tensor-core selection launch");
   check_cuda(cudaFreeAsync(work, stream), "selection workspace release");

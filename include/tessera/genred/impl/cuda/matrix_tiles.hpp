@@ -32,13 +32,16 @@ namespace Impl {
 template <class E, int Parts, int BK, int WarpsM = CudaTuning::matrix_tile_warps_m,
           int WarpsN = CudaTuning::matrix_tile_warps_n>
 struct MatrixTiles {
-  static constexpr int BM          = CudaTuning::matrix_tile_rows;
-  static constexpr int BN          = CudaTuning::matrix_tile_cols;
-  static constexpr int STAGES      = CudaTuning::matrix_tile_stages;
-  static constexpr int WM          = WarpsM;
-  static constexpr int WN          = WarpsN;
-  static constexpr int block       = 32 * WM * WN;
-  static constexpr int min_blocks  = CudaTuning::matrix_tile_min_blocks;
+  static constexpr int BM         = CudaTuning::matrix_tile_rows;
+  static constexpr int BN         = CudaTuning::matrix_tile_cols;
+  static constexpr int STAGES     = CudaTuning::matrix_tile_stages;
+  static constexpr int WM         = WarpsM;
+  static constexpr int WN         = WarpsN;
+  static constexpr int block      = 32 * WM * WN;
+  static constexpr int min_blocks = CudaTuning::matrix_tile_min_blocks;
+  /// Shared memory of a multiprocessor for its blocks: unknown here (compute capabilities 8.x
+  /// differ), and the runtime's reserve per block.
+  static constexpr std::size_t multiprocessor_shared = 0, reserved_per_block = 1024;
   static constexpr int MT          = BM / WM / 16;  ///< m16 tiles per warp
   static constexpr int NT          = BN / WN / 8;   ///< n8 tiles per warp
   static constexpr int row_bytes   = BK * 2;

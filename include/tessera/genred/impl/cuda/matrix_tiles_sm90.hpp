@@ -56,6 +56,9 @@ struct MatrixTilesSm90 {
   /// Dynamic shared memory of the pipeline, with room to align it to the swizzle's period.
   static constexpr std::size_t shared_bytes =
       static_cast<std::size_t>(STAGES) * stage_bytes + align;
+  /// Shared memory of a multiprocessor of compute capability 9.0 for its blocks, of which the
+  /// runtime reserves 1 KiB per block (CUDA C++ Programming Guide, compute capabilities).
+  static constexpr std::size_t multiprocessor_shared = 228 * 1024, reserved_per_block = 1024;
 
   /// A warp's accumulators: tile (0, nt), element q = (row g + 8 (q / 2), column 2t + q % 2).
   using Acc = float[MT][NT][4];
@@ -176,7 +179,7 @@ struct MatrixTilesSm90 {
         compute_stage(smem + stage * stage_bytes, acc, warp / 4, k == 0);
         wgmma_commit();
         wgmma_wait<1>();
-        stage = stage + 1 == STAGES ? 0 : stage + 1;
+        stage = PipelineStep<STAGES>::next_stage(stage);
       }
       wgmma_wait<0>();
       TESSERA_UNROLL_FULL

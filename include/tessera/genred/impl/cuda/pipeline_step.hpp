@@ -13,10 +13,13 @@ struct PipelineStep {
   int j0;
   int stage;
 
+  /// The stage after `s`, cyclically.
+  __device__ __forceinline__ static int next_stage(int s) { return s + 1 == Stages ? 0 : s + 1; }
+
   /// The next step: the next k-step of the tile, or the first of the next tile (BN inner rows
   /// further) after the last of `steps`; the next stage, cyclically.
   __device__ __forceinline__ void advance(int steps, int BN) {
-    stage = stage + 1 == Stages ? 0 : stage + 1;
+    stage = next_stage(stage);
     if (++k == steps) {
       k = 0;
       j0 += BN;
