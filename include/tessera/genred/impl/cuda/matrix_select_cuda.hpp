@@ -141,16 +141,16 @@ __device__ __forceinline__ void insert_sorted(V* v, int* ix, int n, V s, int j) 
   ix[p] = j;
 }
 
-/// Scores a thread of a selection block of `block` threads can queue: the most
-/// (CudaTuning::matrix_select_queue), or, on a multiprocessor of known shared memory
+/// Scores a thread of a selection block of `block` threads can queue, at `entry` bytes each: the
+/// most (CudaTuning::matrix_select_queue), or, on a multiprocessor of known shared memory
 /// (`multiprocessor_shared`, 0 if unknown) that must hold `blocks` blocks, each `reserved` bytes
 /// besides its own, what is left beside `fixed` bytes, a multiple of 4.
-constexpr int matrix_select_queue_length(std::size_t fixed, std::size_t multiprocessor_shared,
-                                         std::size_t reserved, int blocks, int block) {
+constexpr int matrix_select_queue_length(std::size_t fixed, std::size_t entry,
+                                         std::size_t multiprocessor_shared, std::size_t reserved,
+                                         int blocks, int block) {
   constexpr int most = CudaTuning::matrix_select_queue;
   if (multiprocessor_shared == 0) return most;
   const std::size_t per_block = multiprocessor_shared / blocks - reserved;
-  const std::size_t entry     = sizeof(float) + sizeof(int) + 1;  // score, index, row
   const std::size_t fit =
       per_block > fixed ? (per_block - fixed) / (static_cast<std::size_t>(block) * entry) / 4 * 4
                         : 0;
@@ -196,11 +196,14 @@ struct MatrixSelectCandidates {
   static constexpr std::size_t fixed_bytes =
       Tiles::shared_bytes + Columns::bytes +
       static_cast<std::size_t>(LS) * list_entries * (sizeof(float) + sizeof(int));
+  /// A queued score's shared memory: the score, its index and its row.
+  static constexpr std::size_t queue_entry_bytes = sizeof(float) + sizeof(int) + 1;
   /// The threads' queues: Q scores each, what shared memory leaves to min_blocks blocks (on
   /// Hopper's narrow tiles of 32-element k-steps: 8, beside four stages), merged after a tile
   /// when any holds more than sync_queue.
-  static constexpr int Q = matrix_select_queue_length(fixed_bytes, Tiles::multiprocessor_shared,
-                                                      Tiles::reserved_per_block, min_blocks, block);
+  static constexpr int Q =
+      matrix_select_queue_length(fixed_bytes, queue_entry_bytes, Tiles::multiprocessor_shared,
+                                 Tiles::reserved_per_block, min_blocks, block);
   static constexpr int sync_queue = Q / CudaTuning::matrix_select_sync_share;
   static_assert(BM <= 256, "a queued score names its row in one byte");
   static_assert(Tiles::WN == 1, "a row's columns belong to one warp");
@@ -219,7 +222,7 @@ struct MatrixSelectCandidates {
   KOKKOS_INLINE_FUNCTION int tile_rows() const { return BM; }
 
   std::size_t shared_bytes() const {
-    return fixed_bytes + static_cast<std::size_t>(block) * Q * (sizeof(float) + sizeof(int) + 1);
+    return fixed_bytes + static_cast<std::size_t>(block) * Q * queue_entry_bytes;
   }
 
   /// Calls f(mt, h) for each of the thread's own rows.
