@@ -491,49 +491,63 @@ TYPED_TEST(GenredMatrixUnits, BatchedSumsAndSelections) {
 // product in that type, exact for the stored values, so sums meet the float tolerance and
 // selections are exact; the references use the same rounded values in double.
 
-/// Runs a Gaussian sum (D = 64, W = 1) and ArgKMin (D = 33, k = 10) from points stored as S.
+/// Points of m rows and `cols` columns stored as S on the device (from v), and their rounded
+/// values.
+template <class Space, class S>
+void stored_points(int rows, int cols, const std::vector<double>& v,
+                   Kokkos::View<S**, Kokkos::LayoutRight, typename Space::memory_space>& d,
+                   std::vector<double>& rounded) {
+  d = Kokkos::View<S**, Kokkos::LayoutRight, typename Space::memory_space>("points", rows, cols);
+  auto h  = Kokkos::create_mirror_view(d);
+  rounded = v;
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      h(r, c) = static_cast<S>(static_cast<float>(v[static_cast<std::size_t>(r) * cols + c]));
+      rounded[static_cast<std::size_t>(r) * cols + c] = static_cast<float>(h(r, c));
+    }
+  }
+  Kokkos::deep_copy(d, h);
+}
+
+/// A Gaussian sum (W = 1) of m x n points stored as S at dimension D, in the given scheme.
+template <class Space, class S, int D>
+void check_16bit_sum(int m, int n, tessera::Scheme scheme, unsigned seed) {
+  using Mem          = typename Space::memory_space;
+  const double sigma = std::sqrt(static_cast<double>(D)) / 4;
+  std::vector<double> x, y;
+  Kokkos::View<S**, Kokkos::LayoutRight, Mem> xd, yd;
+  stored_points<Space>(m, D, uniform(m, D, -0.5, seed), xd, x);
+  stored_points<Space>(n, D, uniform(n, D, -0.5, seed + 1), yd, y);
+  const auto b  = uniform(n, 1, 0.0, seed + 2);
+  const auto bd = device_rows<Space>(b, n, 1, "b");
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> out("out", m, 1);
+  tessera::GenredOptions options;
+  options.scheme = scheme;
+  tessera::genred(Space{}, tessera::Sum{}, tessera::GaussianKernel<D, 1, Distance::matrix>(sigma),
+                  tessera::i_vars(xd), tessera::j_vars(yd, bd), out, options);
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
+  EXPECT_LE(relative_sum_error<tessera::GaussianProfile>(h, x, y, b.data(), m, n, D, 1, sigma),
+            1e-4)
+      << "Gaussian sum from 16-bit points, D = " << D << ", " << m << " x " << n;
+}
+
+/// Runs Gaussian sums (W = 1; D = 64 and 128, the latter over many tiles of inner rows in both
+/// schemes: on Hopper, the outer rows stay resident in shared memory) and ArgKMin (D = 33,
+/// k = 10) from points stored as S.
 template <class Space, class S>
 void check_16bit_points(unsigned seed) {
-  using Mem         = typename Space::memory_space;
-  using Rows        = Kokkos::View<S**, Kokkos::LayoutRight, Mem>;
-  const auto stored = [](int rows, int cols, const std::vector<double>& v, Rows& d,
-                         std::vector<double>& rounded) {
-    d       = Rows(std::string("points"), rows, cols);
-    auto h  = Kokkos::create_mirror_view(d);
-    rounded = v;
-    for (int r = 0; r < rows; ++r) {
-      for (int c = 0; c < cols; ++c) {
-        h(r, c) = static_cast<S>(static_cast<float>(v[static_cast<std::size_t>(r) * cols + c]));
-        rounded[static_cast<std::size_t>(r) * cols + c] = static_cast<float>(h(r, c));
-      }
-    }
-    Kokkos::deep_copy(d, h);
-  };
-  {
-    constexpr int D = 64;
-    const int m = 131, n = 257;
-    const double sigma = std::sqrt(static_cast<double>(D)) / 4;
-    std::vector<double> x, y;
-    Rows xd, yd;
-    stored(m, D, uniform(m, D, -0.5, seed), xd, x);
-    stored(n, D, uniform(n, D, -0.5, seed + 1), yd, y);
-    const auto b  = uniform(n, 1, 0.0, seed + 2);
-    const auto bd = device_rows<Space>(b, n, 1, "b");
-    Kokkos::View<float**, Kokkos::LayoutRight, Mem> out("out", m, 1);
-    tessera::genred(Space{}, tessera::Sum{}, tessera::GaussianKernel<D, 1, Distance::matrix>(sigma),
-                    tessera::i_vars(xd), tessera::j_vars(yd, bd), out);
-    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
-    EXPECT_LE(relative_sum_error<tessera::GaussianProfile>(h, x, y, b.data(), m, n, D, 1, sigma),
-              1e-4)
-        << "Gaussian sum from 16-bit points";
-  }
+  using Mem  = typename Space::memory_space;
+  using Rows = Kokkos::View<S**, Kokkos::LayoutRight, Mem>;
+  check_16bit_sum<Space, S, 64>(131, 257, tessera::Scheme::automatic, seed);
+  check_16bit_sum<Space, S, 128>(263, 1301, tessera::Scheme::tiled_1d, seed + 10);
+  check_16bit_sum<Space, S, 128>(67, 2053, tessera::Scheme::tiled_2d, seed + 20);
   {
     constexpr int D = 33;
     const int m = 131, n = 257, k = 10;
     std::vector<double> x, y;
     Rows xd, yd;
-    stored(m, D, uniform(m, D, -0.5, seed + 3), xd, x);
-    stored(n, D, uniform(n, D, -0.5, seed + 4), yd, y);
+    stored_points<Space>(m, D, uniform(m, D, -0.5, seed + 3), xd, x);
+    stored_points<Space>(n, D, uniform(n, D, -0.5, seed + 4), yd, y);
     Kokkos::View<int**, Kokkos::LayoutRight, Mem> idx("idx", m, k);
     tessera::genred(Space{}, tessera::ArgKMin{k}, tessera::SquaredDistance<D>{},
                     tessera::i_vars(xd), tessera::j_vars(yd), idx);

@@ -436,6 +436,10 @@ struct CudaTuning : GpuTuning {
   static constexpr int matrix_sm90_narrow_stages  = 3;
   static constexpr int matrix_sm90_narrow_max_dim = 256;
   static constexpr int matrix_sm90_narrow_blocks  = 2;
+  /// Stages of the radial sums' narrow tiles when they keep their outer rows resident in shared
+  /// memory (genred/impl/cuda/matrix_engine.hpp: MatrixNarrowEngine; the selections keep
+  /// matrix_select_stages), measured in perf/README.md.
+  static constexpr int matrix_sm90_resident_stages = 4;
   /// The widest weights the streamed radial sum keeps per row in registers.
   static constexpr int matrix_sum_max_weights = 4;
   /// Weights from this width on take the wide-weights kernel (impl/cuda/

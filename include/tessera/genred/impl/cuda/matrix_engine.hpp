@@ -32,34 +32,54 @@ template <class E, int Parts, int BK, int WarpsM = CudaTuning::matrix_tile_warps
 using MatrixEngine = std::conditional_t<cuda_sm90a_build, MatrixTilesSm90<E, Parts, BK, Stages>,
                                         MatrixTiles<E, Parts, BK, WarpsM, WarpsN>>;
 
+/// The Hopper engine in narrow tiles, two blocks per multiprocessor, over panels of
+/// PanelColumns columns in k-steps of BK elements: with the outer rows resident and
+/// ResidentStages stages of inner rows when that takes no more shared memory than Stages stages
+/// of both.
+template <class E, int Parts, int BK, int PanelColumns, int Stages, int ResidentStages>
+struct MatrixNarrowEngine {
+  template <int S, int ResidentDim>
+  using Tiles    = MatrixTilesSm90<E, Parts, BK, S, CudaTuning::matrix_sm90_narrow_cols,
+                                CudaTuning::matrix_sm90_narrow_blocks, ResidentDim>;
+  using Staged   = Tiles<Stages, 0>;
+  using Resident = Tiles<ResidentStages, PanelColumns>;
+  using type = std::conditional_t<Resident::shared_bytes <= Staged::shared_bytes, Resident, Staged>;
+};
+
 /// The engine of the radial sums at dimension D over operands of 16-bit type E with Parts
 /// products: in builds for sm_90a up to CudaTuning::matrix_sm90_narrow_max_dim, the Hopper engine
-/// in narrow tiles, two blocks per multiprocessor; else MatrixEngine.
+/// in narrow tiles (MatrixNarrowEngine: CudaTuning::matrix_sm90_narrow_stages stages, or the
+/// outer rows resident beside CudaTuning::matrix_sm90_resident_stages); else MatrixEngine.
 template <class E, int Parts, int D>
 using MatrixSumEngine = std::conditional_t<
     cuda_sm90a_build && D <= CudaTuning::matrix_sm90_narrow_max_dim,
-    MatrixTilesSm90<E, Parts, matrix_tile_k_step(D), CudaTuning::matrix_sm90_narrow_stages,
-                    CudaTuning::matrix_sm90_narrow_cols, CudaTuning::matrix_sm90_narrow_blocks>,
+    typename MatrixNarrowEngine<E, Parts, matrix_tile_k_step(D), matrix_panel_columns(D),
+                                CudaTuning::matrix_sm90_narrow_stages,
+                                CudaTuning::matrix_sm90_resident_stages>::type,
     MatrixEngine<E, Parts, matrix_tile_k_step(D)>>;
 
 /// The engine of the selections at dimension D over operands of 16-bit type E, in k-steps of at
 /// most 32 elements (to leave shared memory to the lists and queues): in builds for sm_90a the
-/// Hopper engine, up to CudaTuning::matrix_sm90_narrow_max_dim in narrow tiles, two blocks per
-/// multiprocessor, beyond in the wide tiles of CudaTuning::matrix_select_wide_stages stages, one
-/// block; else the mma.sync engine with CudaTuning::matrix_select_warps_m x _warps_n warps. In
-/// all, a warp holds whole outer rows of the tile.
+/// Hopper engine, up to CudaTuning::matrix_sm90_narrow_max_dim in narrow tiles
+/// (MatrixNarrowEngine: CudaTuning::matrix_select_stages stages, with the outer rows resident
+/// where they fit in the same room), beyond in the wide tiles of
+/// CudaTuning::matrix_select_wide_stages stages, one block; else the mma.sync engine with
+/// CudaTuning::matrix_select_warps_m x _warps_n warps. In all, a warp holds whole outer rows of
+/// the tile.
 template <class E, int D, int BK = (matrix_tile_k_step(D) < 32 ? matrix_tile_k_step(D) : 32)>
 using MatrixSelectEngine = std::conditional_t<
     cuda_sm90a_build,
-    std::conditional_t<
-        D <= CudaTuning::matrix_sm90_narrow_max_dim,
-        MatrixTilesSm90<E, 1, BK, CudaTuning::matrix_select_stages,
-                        CudaTuning::matrix_sm90_narrow_cols, CudaTuning::matrix_sm90_narrow_blocks>,
-        MatrixTilesSm90<E, 1, BK, CudaTuning::matrix_select_wide_stages>>,
+    std::conditional_t<D <= CudaTuning::matrix_sm90_narrow_max_dim,
+                       typename MatrixNarrowEngine<E, 1, BK, matrix_panel_columns(D),
+                                                   CudaTuning::matrix_select_stages,
+                                                   CudaTuning::matrix_select_stages>::type,
+                       MatrixTilesSm90<E, 1, BK, CudaTuning::matrix_select_wide_stages>>,
     MatrixTiles<E, 1, BK, CudaTuning::matrix_select_warps_m, CudaTuning::matrix_select_warps_n>>;
 
 /// Per-column data of the engine's inner tiles (norms, scale factors, weights: CW floats per
-/// inner row) staged in shared memory for the epilogues, two tiles deep: while the pairs of one
+/// inner row) staged in shared memory for the epilogues, two tiles deep, value by value (value v
+/// of the tile's BN columns side by side, so that a lane reads its two adjacent columns' values
+/// in one 8-byte load and a warp's stores are consecutive): while the pairs of one
 /// tile are evaluated from shared memory, each thread holds the next tile's records of its
 /// BN / block columns in registers and stores them at the end of the epilogue (the engine's
 /// barriers order the stores before the next epilogue's reads), so no epilogue waits on a global
@@ -93,12 +113,16 @@ struct TileColumns {
     for (int k = 0; k < CPT; ++k) {
       TESSERA_UNROLL_FULL
       for (int v = 0; v < CW; ++v)
-        t[(static_cast<int>(threadIdx.x) + k * Tiles::block) * CW + v] = next[k][v];
+        t[v * BN + static_cast<int>(threadIdx.x) + k * Tiles::block] = next[k][v];
     }
   }
-  /// The records of column c of the tile at inner row j0.
-  __device__ __forceinline__ const float* record(int j0, int c) const {
-    return shared + ((j0 - j_begin) / BN % 2 * BN + c) * CW;
+  /// Value v of column c of the tile at inner row j0.
+  __device__ __forceinline__ float value(int j0, int c, int v) const {
+    return shared[((j0 - j_begin) / BN % 2 * CW + v) * BN + c];
+  }
+  /// Value v of columns c and c + 1 (c even) of the tile at inner row j0.
+  __device__ __forceinline__ float2 pair(int j0, int c, int v) const {
+    return *reinterpret_cast<const float2*>(shared + ((j0 - j_begin) / BN % 2 * CW + v) * BN + c);
   }
   /// In an epilogue of the tile at j0: loads the next tile's records (if any before j_end),
   /// runs body(), then stores them.

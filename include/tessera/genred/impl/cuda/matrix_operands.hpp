@@ -44,7 +44,7 @@ constexpr int matrix_tile_k_step(int dim) {
 }
 
 /// Columns of the prepared panels for dimension `dim`: a whole number of the engine's k-steps.
-inline int matrix_panel_columns(int dim) {
+constexpr int matrix_panel_columns(int dim) {
   const int k = matrix_tile_k_step(dim);
   return (dim + k - 1) / k * k;
 }

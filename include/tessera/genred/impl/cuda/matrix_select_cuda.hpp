@@ -371,7 +371,7 @@ struct MatrixSelectCandidates {
             return fmaf(d[mt][nt][2 * h + e], fi[mt][h], e == 0 ? col.x : col.y);
           };
           const auto columns_of = [&](int nt) {  // the records of columns c0 and c0 + 1
-            return *reinterpret_cast<const float2*>(columns.record(j0, 8 * nt + 2 * t));
+            return columns.pair(j0, 8 * nt + 2 * t, 0);
           };
           // One pass over the tile's column steps. Merging (the first tile, and a tile redone
           // after an overflow): a warp whose queues are nearly full merges them between column

@@ -9,10 +9,12 @@
 // The rows are prepared once (matrix_operands.hpp: x_i and y_j scaled per row, split into FP16
 // parts unless options.matrix_precision is fast, with s |x_i|^2 and s |y_j|^2), then the tile
 // engine of the build (matrix_engine.hpp, MatrixSumEngine: Hopper's 128 x 128 tiles, two blocks
-// per multiprocessor, up to D = 256 and 128 x 256 beyond, else mma.sync's 128 x 128)
+// per multiprocessor, up to D = 256, with the outer rows resident in shared memory up to D = 128
+// at one product and D = 64 split, and 128 x 256 beyond; else mma.sync's 128 x 128)
 // computes the dot products of each tile and this file's epilogue turns each into
 //   s r^2 = s |x_i|^2 + s |y_j|^2 - 2 s 2^-(p_i + p_j) (2^p_i x_i . 2^p_j y_j),
-// with the tile's column data (s |y_j|^2, 2^-p_j, b_j) from shared memory (TileColumns),
+// with the tile's column data (s |y_j|^2, 2^-p_j, b_j; BF16 rows have no 2^-p_j, being unscaled)
+// from shared memory (TileColumns, a lane's two columns read as pairs),
 // evaluates the profile once per pair and adds k b_j to the lane's running sums of its rows
 // (each lane holds 2 MT outer rows and sees 2 NT of each tile's columns; its four lanes per row
 // and the WN warps across the tile are combined at the end, through shared memory).
@@ -30,7 +32,10 @@
 #include <tessera/genred/impl/schedule.hpp>
 #include <tessera/genred/impl/var_group.hpp>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include <type_traits>
 
 namespace tessera {
 namespace Impl {
@@ -69,8 +74,12 @@ struct MatrixSumReduce {
   Out out;
   PartialBuffer<float> partial;
 
-  /// A column record: s |y_j|^2, 2^-p_j and the weights of inner row j.
-  using Columns = TileColumns<Tiles, 2 + FD>;
+  /// BF16 rows are not scaled (matrix_operands.hpp): every factor 2^-p is 1, and neither the
+  /// column records nor the epilogue carry them.
+  static constexpr bool unscaled = std::is_same_v<E, __nv_bfloat16>;
+  static constexpr int CV        = unscaled ? 1 : 2;  ///< values before the weights
+  /// A column record: s |y_j|^2, 2^-p_j (unless unscaled) and the weights of inner row j.
+  using Columns = TileColumns<Tiles, CV + FD>;
   static_assert(Tiles::WN * BM * SV * sizeof(float) <= Tiles::shared_bytes,
                 "the warps' partial sums fit in the pipeline's stages");
 
@@ -94,10 +103,10 @@ struct MatrixSumReduce {
   __device__ __forceinline__ void load_record(int b, int j, int j_end, float* rec) const {
     const std::size_t r = tiles.b.row(b, j);
     rec[0]              = tiles.b.norm[r];
-    rec[1]              = tiles.b.factor[r];
+    if constexpr (!unscaled) rec[1] = tiles.b.factor[r];
     TESSERA_UNROLL_FULL
     for (int c = 0; c < FD; ++c)
-      rec[2 + c] = weight(b, j, j_end, c);
+      rec[CV + c] = weight(b, j, j_end, c);
   }
 
   __device__ void run(int league, char* shared) const {
@@ -129,20 +138,27 @@ struct MatrixSumReduce {
         columns.epilogue(j0, j_end, record, [&] {
           TESSERA_UNROLL_FULL
           for (int nt = 0; nt < NT; ++nt) {
+            // this lane's columns c0 and c0 + 1: their values in one load each
+            const int c0 = wn * (BN / Tiles::WN) + 8 * nt + 2 * t;
+            float2 col[CV + FD];
+            TESSERA_UNROLL_FULL
+            for (int v = 0; v < CV + FD; ++v)
+              col[v] = columns.pair(j0, c0, v);
             TESSERA_UNROLL_FULL
             for (int e = 0; e < 2; ++e) {
-              const float* col = columns.record(j0, wn * (BN / Tiles::WN) + 8 * nt + 2 * t + e);
-              const float nj = col[0], fj = col[1];
+              const auto of = [&](int v) { return e == 0 ? col[v].x : col[v].y; };
               TESSERA_UNROLL_FULL
               for (int mt = 0; mt < MT; ++mt) {
                 TESSERA_UNROLL_FULL
                 for (int h = 0; h < 2; ++h) {
-                  const float u = fmaf(d[mt][nt][2 * h + e] * fi[mt][h], fj, ni[mt][h] + nj);
+                  float dot = d[mt][nt][2 * h + e];
+                  if constexpr (!unscaled) dot *= of(1);  // 2^-p_j: exact
+                  const float u = fmaf(dot, fi[mt][h], ni[mt][h] + of(0));
                   const float k = formula.profile.shape(u);
                   float f[FD];
                   TESSERA_UNROLL_FULL
                   for (int c = 0; c < FD; ++c)
-                    f[c] = k * col[2 + c];
+                    f[c] = k * of(CV + c);
                   red.add({acc[mt][h], nullptr}, f, 0);
                 }
               }

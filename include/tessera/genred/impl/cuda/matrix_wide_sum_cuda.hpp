@@ -490,8 +490,8 @@ struct MatrixWideSumReduce {
               const int c = wn * (BN / WN) + 8 * nt + 2 * t + e;
               float col[2];
               if constexpr (staged) {
-                col[0] = records.record(j0, c)[0];
-                col[1] = records.record(j0, c)[1];
+                col[0] = records.value(j0, c, 0);
+                col[1] = records.value(j0, c, 1);
               } else {
                 record(j0 + c, col);
               }
