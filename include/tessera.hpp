@@ -9,10 +9,14 @@
 #include <tessera/cluster/clustering.hpp>
 #include <tessera/cluster/permute_rows.hpp>
 
+#include <tessera/fusion/bindings.hpp>
 #include <tessera/fusion/blas1.hpp>
 #include <tessera/fusion/blas2.hpp>
 #include <tessera/fusion/expression.hpp>
+#include <tessera/fusion/expression_nodes.hpp>
+#include <tessera/fusion/options.hpp>
 #include <tessera/fusion/plan.hpp>
+#include <tessera/fusion/report.hpp>
 #include <tessera/fusion/run.hpp>
 #include <tessera/fusion/step.hpp>
 #include <tessera/fusion/tuner.hpp>
@@ -28,8 +32,10 @@
 #include <tessera/interval/exclusive_scan.hpp>
 #include <tessera/interval/interval_expand.hpp>
 #include <tessera/interval/interval_move.hpp>
+#include <tessera/interval/interval_options.hpp>
 #include <tessera/interval/interval_workspace.hpp>
 #include <tessera/interval/load_balancing_search.hpp>
+#include <tessera/interval/sequence.hpp>
 
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/function_shape.hpp>

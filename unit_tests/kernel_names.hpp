@@ -1,5 +1,5 @@
 // The names of the kernels a test's calls launch, as a Kokkos Tools tool sees them (Tessera's
-// hand-written kernels report theirs through core/tools_labels.hpp): which path took a call.
+// hand-written kernels report theirs through core/impl/tools_labels.hpp): which path took a call.
 #pragma once
 
 #include <Kokkos_Core.hpp>

@@ -1,5 +1,5 @@
 // The collective check of the distributed calls (mpi/impl/agreement.hpp).
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/mpi/impl/agreement.hpp>
 
 #include <exception>

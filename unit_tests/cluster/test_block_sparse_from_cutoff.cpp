@@ -5,6 +5,7 @@
 #include "cluster/block_sparse_genred_check.hpp"
 #include "cluster/block_sparse_test_support.hpp"
 #include "genred/genred_test_support.hpp"
+#include "profiling_regions.hpp"
 
 #include <tessera/cluster/block_sparse_from_cutoff.hpp>
 #include <tessera/genred/genred.hpp>
@@ -169,6 +170,24 @@ TYPED_TEST(BlockSparseFromCutoff, OneCloud) {
   const HostPattern p = host_pattern(s.ranges, tessera::Axis::j);
   for (int i = 0; i < n; ++i)
     ASSERT_TRUE(p.keeps(i, i)) << "a point must interact with itself";
+}
+
+// A profiler sees the call as one Kokkos Tools region holding its steps' regions (one cloud:
+// clustered and sorted once), every region closed.
+TYPED_TEST(BlockSparseFromCutoff, IsOneToolsRegionHoldingItsSteps) {
+  using Space  = TypeParam;
+  const int n  = 300;
+  const auto h = blobs<double>(n, 3, 11);
+  auto x       = to_view2<double, Space>("x", h, n, 3);
+  Kokkos::fence();
+  RegionRecording recording;
+  tessera::block_sparse_from_cutoff(Space(), x, x, 0.1, 0.05);
+  const std::vector<std::string> expected{
+      "tessera::cluster::block_sparse_from_cutoff", "tessera::cluster::grid_cluster",
+      "tessera::cluster::sort_clusters", "tessera::cluster::cluster_ranges_centroids",
+      "tessera::cluster::ranges_from_mask"};
+  EXPECT_EQ(RegionRecording::pushed(), expected);
+  EXPECT_TRUE(RegionRecording::balanced());
 }
 
 TYPED_TEST(BlockSparseFromCutoff, RejectsBadInput) {

@@ -1,10 +1,9 @@
 // Cluster masks: mask_from_centroid_distance against a host loop, and ranges_from_mask, whose
 // pattern must keep exactly the pairs (i, j) with i in x-cluster a, j in y-cluster b and
 // mask(a, b) true, merging equal rows and touching clusters; genred over such a pattern through
-// every kernel that runs block-sparse calls.
-#include "cluster/block_sparse_genred_check.hpp"
-#include "cluster/block_sparse_test_support.hpp"
-#include "genred/genred_test_support.hpp"
+// every kernel that runs block-sparse calls (its reduction families compiled apart, in
+// test_cluster_mask_genred_<family>.cpp).
+#include "cluster/cluster_mask_test_support.hpp"
 
 #include <tessera/cluster/cluster_mask.hpp>
 
@@ -37,35 +36,6 @@ std::vector<int> random_clusters(int count, int max_size, std::mt19937& gen) {
     start += s;
   }
   return r;
-}
-
-template <class Space>
-Kokkos::View<int**, Kokkos::LayoutRight, typename Space::memory_space> ranges_view(
-    const std::vector<int>& r) {
-  Kokkos::View<int**, Kokkos::LayoutRight, typename Space::memory_space> v("ranges", r.size() / 2,
-                                                                           2);
-  auto h = Kokkos::create_mirror_view(v);
-  for (std::size_t e = 0; e < r.size(); ++e)
-    h.data()[e] = r[e];
-  Kokkos::deep_copy(v, h);
-  return v;
-}
-
-/// ranges_from_mask of a (Cx, Cy) row-major host mask and host cluster ranges.
-template <class Space>
-tessera::BlockSparseRanges<typename Space::memory_space> mask_ranges(const std::vector<char>& mask,
-                                                                     const std::vector<int>& rx,
-                                                                     const std::vector<int>& ry) {
-  using Mem    = typename Space::memory_space;
-  const int cx = static_cast<int>(rx.size() / 2), cy = static_cast<int>(ry.size() / 2);
-  Kokkos::View<bool**, Mem> dmask("mask", cx, cy);
-  auto hm = Kokkos::create_mirror_view(dmask);
-  for (int a = 0; a < cx; ++a) {
-    for (int b = 0; b < cy; ++b)
-      hm(a, b) = mask[a * cy + b] != 0;
-  }
-  Kokkos::deep_copy(dmask, hm);
-  return tessera::ranges_from_mask(Space(), dmask, ranges_view<Space>(rx), ranges_view<Space>(ry));
 }
 
 /// Runs ranges_from_mask and checks every pair of the plane against the mask, in both
@@ -137,6 +107,8 @@ TYPED_TEST(ClusterMask, FullAndEmptyMasks) {
 // every kernel that runs block-sparse calls, against the reference restricted to the mask's
 // pairs (a pattern built from the mask cluster by cluster, independently of ranges_from_mask).
 // Clusters of odd and zero sizes; x-cluster 2 keeps nothing, nothing keeps y-cluster 4.
+// Each reduction family runs in a function compiled in a file of its own
+// (cluster_mask_test_support.hpp).
 TYPED_TEST(ClusterMask, GenredOverMaskPattern) {
   using Space  = TypeParam;
   const int cx = 19, cy = 23;
@@ -158,14 +130,13 @@ TYPED_TEST(ClusterMask, GenredOverMaskPattern) {
     }
     by_cluster.add_segment(rx[2 * a + 1], kept);
   }
-  const auto ranges = mask_ranges<Space>(mask, rx, ry);
-  const SparseCase s{0, m, n, 0};
-#define TESSERA_MASK_REDUCTION(Name, Reduction, ctor)                                         \
-  check_sparse<Space, float>(tessera::Reduction ctor, s, ranges, by_cluster, "mask " #Name);  \
-  check_sparse<Space, double>(tessera::Reduction ctor, s, ranges, by_cluster, "mask " #Name); \
-  if (::testing::Test::HasFailure()) return;
-  TESSERA_FOR_EACH_REDUCTION(TESSERA_MASK_REDUCTION)
-#undef TESSERA_MASK_REDUCTION
+  const MaskCase c{mask, rx, ry, by_cluster, SparseCase{0, m, n, 0}};
+  const int space = space_index<Space>(ExecutionSpaces{});
+  for (const auto family : {genred_over_mask_sums, genred_over_mask_min_max,
+                            genred_over_mask_k_selections, genred_over_mask_log_sum_exp}) {
+    family(space, c);
+    if (::testing::Test::HasFailure()) return;
+  }
 }
 
 TYPED_TEST(ClusterMask, RangesFromMaskRejectsBadInput) {

@@ -1,7 +1,7 @@
-// core/host_exp.hpp: the vectorisable exponentials of host code against the C library, in ulps
+// core/impl/host_exp.hpp: the vectorisable exponentials of host code against the C library, in ulps
 // over the whole range (subnormal results, overflow, underflow included), and their special
 // values; math::fast_exp2's host contract (relative error below 2^-22, flush below 2^-126).
-#include <tessera/core/host_exp.hpp>
+#include <tessera/core/impl/host_exp.hpp>
 #include <tessera/core/kokkos_compat.hpp>
 
 #include <gtest/gtest.h>

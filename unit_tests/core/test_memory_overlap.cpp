@@ -1,8 +1,8 @@
-// core/memory_overlap.hpp: the byte ranges behind the "shares memory" rejections. Views that
+// core/impl/memory_overlap.hpp: the byte ranges behind the "shares memory" rejections. Views that
 // share elements overlap, disjoint ones do not, a strided View's range ends at its last element,
 // and a View with no elements overlaps nothing, whatever its strides (strided slices of a larger
 // View once reached into the next allocation: a false "shares memory").
-#include <tessera/core/memory_overlap.hpp>
+#include <tessera/core/impl/memory_overlap.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>

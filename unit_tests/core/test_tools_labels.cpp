@@ -2,12 +2,13 @@
 // Kokkos Tools (profilers, Kokkos' kernel logger): callbacks registered as a tool would register
 // them record every parallel_for, parallel_reduce and parallel_scan the calls begin, on every
 // execution space the suite runs (the hand-written CUDA kernels included, through
-// core/tools_labels.hpp).
+// core/impl/tools_labels.hpp); each call is one Kokkos Tools region holding its kernels.
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/genred.hpp>
 #include <tessera/interval/interval_expand.hpp>
 
 #include "execution_spaces.hpp"
+#include "profiling_regions.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
@@ -72,10 +73,14 @@ TYPED_TEST(ToolsLabels, GenredKernelsAreNamedByModule) {
     options.scheme = scheme;
     Kokkos::fence();
     Recording recording;
+    tessera_test::RegionRecording regions;
     tessera::genred(Space(), tessera::Sum{}, tessera::SquaredDistance<3>{}, tessera::i_vars(x),
                     tessera::j_vars(y), out, options);
     Kokkos::fence();
     expect_all_named(recording.names, "tessera::genred::");
+    // the call's kernels (two in the 2D scheme) in one region
+    EXPECT_EQ(tessera_test::RegionRecording::pushed(), std::vector<std::string>{"tessera::genred"});
+    EXPECT_TRUE(tessera_test::RegionRecording::balanced());
   }
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   EXPECT_FLOAT_EQ(host(0, 0), float(n) * 3.0f * 0.0625f);  // the calls ran
@@ -95,9 +100,13 @@ TYPED_TEST(ToolsLabels, IntervalKernelsAreNamedByModule) {
   Kokkos::fence();
   {
     Recording recording;
+    tessera_test::RegionRecording regions;
     tessera::interval_expand(Space(), 6, offsets, values, out);
     Kokkos::fence();
     expect_all_named(recording.names, "tessera::interval::");
+    EXPECT_EQ(tessera_test::RegionRecording::pushed(),
+              std::vector<std::string>{"tessera::interval::interval_expand"});
+    EXPECT_TRUE(tessera_test::RegionRecording::balanced());
   }
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   EXPECT_EQ(host(5), 7);

@@ -8,6 +8,7 @@
 #include "every_candidate.hpp"
 #include "execution_spaces.hpp"
 #include "expect_rejected.hpp"
+#include "profiling_regions.hpp"
 
 #include <gtest/gtest.h>
 
@@ -280,6 +281,23 @@ TEST(FusionPlans, TheModelFusesWhatSavesBytesAndUnfusedRunsEveryStepAlone) {
   const auto each = fusion::axpydot(host, 2.0, w, v, u, z, r, unfused);
   EXPECT_EQ(each.cuts, 1u);
   EXPECT_EQ(each.kernels, 2);
+}
+
+// A profiler sees a run of several groups (several kernels) as one Kokkos Tools region named
+// for the call; a run of one group is its kernel alone.
+TEST(FusionPlans, SeveralGroupsAreOneToolsRegion) {
+  Kokkos::View<double*, Kokkos::HostSpace> z("z", 50), w("w", 50), v("v", 50), u("u", 50);
+  Kokkos::View<double, Kokkos::HostSpace> r("r");
+  const Kokkos::DefaultHostExecutionSpace host;
+  fusion::FusionOptions unfused;
+  unfused.choice = fusion::PlanChoice::unfused;
+  tessera_test::RegionRecording recording;
+  EXPECT_EQ(fusion::axpydot(host, 2.0, w, v, u, z, r).kernels, 1);
+  EXPECT_TRUE(tessera_test::RegionRecording::pushed().empty());
+  EXPECT_EQ(fusion::axpydot(host, 2.0, w, v, u, z, r, unfused).kernels, 2);
+  EXPECT_EQ(tessera_test::RegionRecording::pushed(),
+            std::vector<std::string>{"tessera::fusion::axpydot"});
+  EXPECT_TRUE(tessera_test::RegionRecording::balanced());
 }
 
 TEST(FusionPlans, BadArgumentsAreRejectedBeforeAnyKernel) {

@@ -1,6 +1,7 @@
 // Shared pieces of the genred tests: random variables, a formula that exercises parameters,
-// several i/j variables and a 3-D output, and a checker that runs genred over schemes, axes and
-// summation modes and compares with the double-precision host reference.
+// several i/j variables and a 3-D output, and a checker that runs genred over schemes (or kernels,
+// over a block-sparse pattern), axes and summation modes and compares with the double-precision
+// host reference.
 #pragma once
 
 #include <tessera/genred/builtin_formulas.hpp>
@@ -22,27 +23,46 @@
 #include <string>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 /// X(Name, Reduction, ctor) for each of the 13 reductions, constructed as tessera::Reduction ctor
 /// (k = 3, 4 and 2 for the KMin family): the typed tests that run every reduction through one
-/// check are one line, TESSERA_FOR_EACH_REDUCTION(X).
+/// check are one line, TESSERA_FOR_EACH_REDUCTION(X). The four families (sums, min-max and arg,
+/// k-selections, log-sum-exp and softmax) have a macro each, for the tests that compile a family
+/// per translation unit.
 // clang-format off
-#define TESSERA_FOR_EACH_REDUCTION(X)           \
-  X(Sum, Sum, {})                               \
+#define TESSERA_FOR_EACH_SUM_REDUCTION(X)       \
+  X(Sum, Sum, {})
+#define TESSERA_FOR_EACH_MIN_MAX_REDUCTION(X)   \
   X(Min, Min, {})                               \
   X(Max, Max, {})                               \
   X(ArgMin, ArgMin, {})                         \
   X(ArgMax, ArgMax, {})                         \
   X(MinArgMin, MinArgMin, {})                   \
-  X(MaxArgMax, MaxArgMax, {})                   \
+  X(MaxArgMax, MaxArgMax, {})
+#define TESSERA_FOR_EACH_K_REDUCTION(X)         \
   X(KMin, KMin, {3})                            \
   X(ArgKMin, ArgKMin, {4})                      \
-  X(KMinArgKMin, KMinArgKMin, {2})              \
+  X(KMinArgKMin, KMinArgKMin, {2})
+#define TESSERA_FOR_EACH_LOG_SUM_EXP_REDUCTION(X) \
   X(LogSumExp, LogSumExp, {})                   \
   X(LogSumExpWeighted, LogSumExpWeighted, {})   \
   X(SumSoftMaxWeight, SumSoftMaxWeight, {})
+#define TESSERA_FOR_EACH_REDUCTION(X)           \
+  TESSERA_FOR_EACH_SUM_REDUCTION(X)             \
+  TESSERA_FOR_EACH_MIN_MAX_REDUCTION(X)         \
+  TESSERA_FOR_EACH_K_REDUCTION(X)               \
+  TESSERA_FOR_EACH_LOG_SUM_EXP_REDUCTION(X)
 // clang-format on
+
+/// Declares the typed suite `Suite` over ExecutionSpaces, outside any namespace, for a suite whose
+/// tests lie in several translation units: GoogleTest requires the tests of one suite to share one
+/// fixture type, so the fixture is declared once, in the suite's support header.
+#define TESSERA_TYPED_SUITE(Suite)         \
+  template <class Space>                   \
+  class Suite : public ::testing::Test {}; \
+  TYPED_TEST_SUITE(Suite, tessera_test::ExecutionSpaces)
 
 namespace tessera_test {
 
@@ -72,6 +92,20 @@ inline tessera::GenredOptions test_options() {
   tessera::GenredOptions options;
   options.implementation = test_implementation();
   return options;
+}
+
+/// The name of a kernel in failure messages.
+inline std::string implementation_name(tessera::Implementation implementation) {
+  switch (implementation) {
+    case tessera::Implementation::portable:
+      return "portable";
+    case tessera::Implementation::host:
+      return "host";
+    case tessera::Implementation::cuda:
+      return "cuda";
+    default:
+      return "automatic";
+  }
 }
 
 /// F = [-p |x - y|^2,  b0 + x.y,  b1 exp(-|x - y|^2)]: a parameter, one i-variable, two
@@ -285,8 +319,11 @@ void expect_matches(const Reduction&, const tessera_ref::Expected& ref,
   }
 }
 
+/// The extents of a check_reduction case: batch (0: rank-2 Views), M and N; and the seed of its
+/// random data (0: 8, 9, ... in the order of the list).
 struct SizeCase {
   int batch, m, n;
+  unsigned seed = 0;
 };
 
 /// The sizes every reduction is tested on: 0, 1, primes, tile-straddling sizes, M << N,
@@ -342,21 +379,57 @@ void check_call(const Reduction& reduction, int batch, int rows, const tessera_r
                  tolerance<T>(), where);
 }
 
-/// Runs `reduction` on MixedFormula (or StagedMixedFormula) over every size, both axes, both
-/// schemes (and automatic) and, when it matters, every summation mode, comparing with the
-/// reference.
-template <class Space, class T, class Reduction, class Formula = MixedFormula>
-void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = standard_sizes()) {
+/// The pairs check_reduction reduces over: every (i, j), each case run with every scheme
+/// (tiled_1d, tiled_2d in 3 chunks, automatic).
+struct Dense {};
+
+/// The pairs (i, j) of a block-sparsity pattern: `ranges` (a BlockSparseRanges) is given to
+/// genred, `keeps` says the same pattern on the host (for the reference); each case runs with
+/// every kernel of `implementations`; `what` names the pattern in failure messages.
+template <class Ranges>
+struct BlockSparse {
+  Ranges ranges;
+  std::function<bool(int i, int j)> keeps;
+  std::vector<tessera::Implementation> implementations;
+  std::string what;
+};
+
+/// Runs `reduction` on MixedFormula (or StagedMixedFormula) over every size, both axes, every
+/// summation mode when it matters, and the variants of `sparsity` (every scheme when Dense, every
+/// kernel over a BlockSparse pattern), comparing with the reference restricted to the same pairs.
+template <class Space, class T, class Reduction, class Formula = MixedFormula,
+          class Sparsity = Dense>
+void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = standard_sizes(),
+                     const Sparsity& sparsity = {}) {
   using namespace tessera;
-  constexpr int dim = MixedFormula::out_dim;
-  const int k       = Impl::reduction_k(reduction);
+  constexpr bool dense = std::is_same_v<Sparsity, Dense>;
+  constexpr int dim    = MixedFormula::out_dim;
+  const int k          = Impl::reduction_k(reduction);
   const std::vector<Summation> summations =
       Impl::uses_summation<Reduction>
           ? std::vector<Summation>{Summation::direct, Summation::block_sum, Summation::kahan}
           : std::vector<Summation>{Summation::block_sum};
+  std::vector<std::pair<GenredOptions, std::string>> variants;  // options, name
+  std::string prefix;  // of failure messages: the pattern's name
+  if constexpr (dense) {
+    for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d, Scheme::automatic}) {
+      GenredOptions opt = test_options();
+      opt.scheme        = scheme;
+      opt.chunks_2d     = scheme == Scheme::tiled_2d ? 3 : 0;
+      variants.push_back({opt, " scheme " + std::to_string(static_cast<int>(scheme))});
+    }
+  } else {
+    for (Implementation implementation : sparsity.implementations) {
+      GenredOptions opt  = test_options();
+      opt.implementation = implementation;
+      variants.push_back({opt, " kernel " + implementation_name(implementation)});
+    }
+    prefix = sparsity.what + " ";
+  }
   unsigned seed = 7;
   for (const SizeCase& s : sizes) {
-    const ProblemData d = make_problem<T>(s.batch, s.m, s.n, ++seed);
+    ++seed;
+    const ProblemData d = make_problem<T>(s.batch, s.m, s.n, s.seed != 0 ? s.seed : seed);
     auto p              = to_view<T, Space>("p", d.p, s.batch, 1, 1);
     auto x              = to_view<T, Space>("x", d.x, s.batch, s.m, 3);
     auto y              = to_view<T, Space>("y", d.y, s.batch, s.n, 3);
@@ -365,26 +438,36 @@ void check_reduction(const Reduction& reduction, std::vector<SizeCase> sizes = s
       const int n_outer = axis == Axis::j ? s.m : s.n;
       const int n_inner = axis == Axis::j ? s.n : s.m;
       if (Impl::is_k_reduction<Reduction> && k > n_inner) continue;  // invalid: validation tests
+      // The pairs the reference keeps: every pair while `keep` is empty (Dense).
+      tessera_ref::KeepPair keep;
+      if constexpr (!dense) {
+        keep = [&](int outer, int inner) {
+          return axis == Axis::j ? sparsity.keeps(outer, inner) : sparsity.keeps(inner, outer);
+        };
+      }
       const tessera_ref::Expected ref = tessera_ref::reduce(
-          reduction, d.batches(), n_outer, n_inner, dim, reference_formula(d, axis));
-      for (Scheme scheme : {Scheme::tiled_1d, Scheme::tiled_2d, Scheme::automatic}) {
+          reduction, d.batches(), n_outer, n_inner, dim, reference_formula(d, axis), keep);
+      for (const auto& [variant, variant_name] : variants) {
         for (Summation summation : summations) {
-          GenredOptions opt       = test_options();
+          GenredOptions opt       = variant;
           opt.axis                = axis;
-          opt.scheme              = scheme;
           opt.summation           = summation;
-          opt.chunks_2d           = scheme == Scheme::tiled_2d ? 3 : 0;
-          const std::string where = std::string(std::is_same_v<T, float> ? "float" : "double") +
+          const std::string where = prefix + (std::is_same_v<T, float> ? "float" : "double") +
                                     " B=" + std::to_string(s.batch) + " M=" + std::to_string(s.m) +
                                     " N=" + std::to_string(s.n) +
-                                    (axis == Axis::j ? " axis j" : " axis i") + " scheme " +
-                                    std::to_string(static_cast<int>(scheme)) + " summation " +
-                                    std::to_string(static_cast<int>(summation));
+                                    (axis == Axis::j ? " axis j" : " axis i") + variant_name +
+                                    " summation " + std::to_string(static_cast<int>(summation));
           check_call<Space, T>(
               reduction, s.batch, n_outer, ref, p, x, y, b,
               [&](auto pv, auto xv, auto yv, auto bv, auto out) {
-                tessera::genred(Space(), reduction, Formula{}, tessera::params(pv),
-                                tessera::i_vars(xv), tessera::j_vars(yv, bv), out, opt);
+                if constexpr (std::is_same_v<Sparsity, Dense>) {
+                  tessera::genred(Space(), reduction, Formula{}, tessera::params(pv),
+                                  tessera::i_vars(xv), tessera::j_vars(yv, bv), out, opt);
+                } else {
+                  tessera::genred(Space(), reduction, Formula{}, tessera::params(pv),
+                                  tessera::i_vars(xv), tessera::j_vars(yv, bv), out,
+                                  sparsity.ranges, opt);
+                }
               },
               where);
           if (::testing::Test::HasFailure()) return;  // one failing case is enough to read

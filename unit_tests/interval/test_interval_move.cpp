@@ -5,6 +5,7 @@
 // overlapping destinations rejected before any write.
 #include "execution_spaces.hpp"
 #include "interval/interval_test_support.hpp"
+#include "profiling_regions.hpp"
 
 #include <tessera/interval/interval_move.hpp>
 
@@ -170,6 +171,28 @@ void check_distributions() {
       }
     }
   }
+}
+
+// A profiler sees each move (a partition, a check and the move's kernels) as one Kokkos Tools
+// region named for the call, closed when it returns.
+TYPED_TEST(IntervalMove, EachCallIsOneToolsRegion) {
+  using Space                   = TypeParam;
+  const std::vector<int> counts = {4, 0, 7, 1, 3};
+  std::int64_t total            = 0;
+  const auto offsets            = tessera_test::scan_counts<Space>(counts, total);
+  const auto index              = device_view<int, Space>({30, 0, 10, 20, 25});
+  Kokkos::View<int*, typename Space::memory_space> data("data", 40);
+  Kokkos::fence();
+  tessera_test::RegionRecording recording;
+  tessera::interval_move(Space(), total, index, index, offsets, tessera::counting_sequence(0),
+                         data);
+  tessera::interval_gather(Space(), total, index, offsets, tessera::counting_sequence(0), data);
+  tessera::interval_scatter(Space(), total, index, offsets, tessera::counting_sequence(0), data);
+  const std::vector<std::string> expected{"tessera::interval::interval_move",
+                                          "tessera::interval::interval_gather",
+                                          "tessera::interval::interval_scatter"};
+  EXPECT_EQ(tessera_test::RegionRecording::pushed(), expected);
+  EXPECT_TRUE(tessera_test::RegionRecording::balanced());
 }
 
 TYPED_TEST(IntervalMove, MatchesHostLoop) {

@@ -3,6 +3,7 @@
 // option, an option out of range, a null communicator, k beyond the whole reduced range, index
 // types too small for the global indices. Also the whole reduced range empty.
 #include "mpi/distributed_test_support.hpp"
+#include "profiling_regions.hpp"
 
 #include <tessera/genred/builtin_formulas.hpp>
 
@@ -190,6 +191,27 @@ TEST(DistributedGenredValidation, ReportTellsTheScheduleAndTheBytes) {
     if (host_memory) EXPECT_FALSE(report.staged);
     EXPECT_GT(report.seconds, 0.0);
     EXPECT_GE(report.exposed_exchange_seconds, 0.0);
+  }
+}
+
+// A profiler sees a distributed call (its exchanges and its steps' kernels) as one Kokkos Tools
+// region tessera::mpi::genred holding them, on every rank and schedule.
+TEST(DistributedGenredValidation, EachCallIsOneToolsRegion) {
+  const int rank = mpi_rank();
+  const View2 x = points("x", 7, 3, 1), y = points("y", 2 + rank, 3, 2 + rank);
+  View2 out("out", 7, 1);
+  for (auto schedule : {tessera::mpi::Schedule::ring, tessera::mpi::Schedule::all_gather}) {
+    tessera::mpi::DistributedOptions options;
+    options.schedule = schedule;
+    Kokkos::fence();
+    RegionRecording recording;
+    tessera::mpi::genred(MPI_COMM_WORLD, Space(), tessera::Sum{}, tessera::SquaredDistance<3>{},
+                         tessera::i_vars(x), tessera::j_vars(y), out, options);
+    const auto& pushed = RegionRecording::pushed();
+    ASSERT_FALSE(pushed.empty());
+    EXPECT_EQ(pushed.front(), "tessera::mpi::genred");
+    EXPECT_EQ(RegionRecording::count("tessera::mpi::genred"), 1);
+    EXPECT_TRUE(RegionRecording::balanced());
   }
 }
 

@@ -25,6 +25,11 @@ namespace {
 using namespace tessera_test;
 using Space = Kokkos::DefaultExecutionSpace;
 
+// The distributed writer models the pipeline's Writer concept (impl/concept_checks.hpp).
+static_assert(
+    tessera::Impl::is_result_writer<tessera::mpi::Impl::MpiNpyWriter<double>, double, Space>::value,
+    "MpiNpyWriter is a result writer");
+
 /// A file name every rank agrees on (rank 0's process id), in the temporary directory.
 std::string shared_path(const std::string& name) {
   long id = static_cast<long>(::getpid());

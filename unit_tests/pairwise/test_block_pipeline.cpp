@@ -1,5 +1,7 @@
-// The pipeline's planning helpers: chunks of a block's rows, staging size and block order.
+// The pipeline's planning helpers: chunks of a block's rows, staging size and block order; and
+// the compile-time checks of the BlockOp and Writer concepts (impl/concept_checks.hpp).
 #include <tessera/pairwise/impl/block_pipeline.hpp>
+#include <tessera/pairwise/pairwise.hpp>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +16,97 @@ using tessera::BlockInfo;
 using tessera::BlockStorage;
 using tessera::MatrixLayout;
 using tessera::Impl::chunk_end;
+
+// ---- the concepts, checked at compile time: the library's own ops and writers model them, a
+// type without one member does not.
+using Space = Kokkos::DefaultExecutionSpace;
+using tessera::Impl::is_block_op;
+using tessera::Impl::is_result_writer;
+
+using HostPcfOp = tessera::PcfBlockOp<Space, tessera::PcfL1, double, double, Kokkos::HostSpace>;
+using HostPointOp =
+    tessera::PointBlockOp<Space, tessera::EuclideanDistance<3>, float, Kokkos::HostSpace>;
+using DevicePointOp =
+    tessera::PointBlockOp<Space, tessera::GaussianKernel<2>, double, Space::memory_space>;
+static_assert(is_block_op<HostPcfOp, Space>::value, "PcfBlockOp is a BlockOp");
+static_assert(is_block_op<HostPointOp, Space>::value, "PointBlockOp is a BlockOp");
+static_assert(is_block_op<DevicePointOp, Space>::value, "PointBlockOp is a BlockOp");
+
+static_assert(
+    is_result_writer<tessera::ArrayWriter<double, Kokkos::HostSpace>, double, Space>::value,
+    "a host ArrayWriter is a Writer");
+static_assert(
+    is_result_writer<tessera::ArrayWriter<float, Space::memory_space>, float, Space>::value,
+    "an ArrayWriter in the space's memory is a Writer");
+static_assert(is_result_writer<tessera::NpyWriter<double>, double, Space>::value,
+              "NpyWriter is a Writer");
+static_assert(!is_result_writer<tessera::NpyWriter<double>, float, Space>::value,
+              "a writer of double values does not take float blocks");
+
+/// Every BlockOp member but launch (declared only: the traits never call them).
+struct OpWithoutLaunch {
+  using value_type = double;
+  std::size_t rows() const;
+  std::size_t cols() const;
+  std::size_t block_data_bytes(const BlockInfo&) const;
+  void reserve(const Space&, const tessera::BlockScheduler&, std::size_t);
+  void upload(const Space&, const BlockInfo&);
+};
+/// OpWithoutLaunch with launch: a BlockOp.
+struct OpWithLaunch : OpWithoutLaunch {
+  void launch(const Space&, const BlockInfo&, tessera::TriangleSkipMode, const BlockStorage&,
+              double* out) const;
+};
+/// A BlockOp without value_type.
+struct OpWithoutValueType {
+  std::size_t rows() const;
+  std::size_t cols() const;
+  std::size_t block_data_bytes(const BlockInfo&) const;
+  void reserve(const Space&, const tessera::BlockScheduler&, std::size_t);
+  void upload(const Space&, const BlockInfo&);
+  void launch(const Space&, const BlockInfo&, tessera::TriangleSkipMode, const BlockStorage&,
+              double* out) const;
+};
+static_assert(!is_block_op<OpWithoutLaunch, Space>::value, "launch is missing");
+static_assert(!tessera::Impl::BlockOpMembers<OpWithoutLaunch, Space>::launch, "launch is named");
+static_assert(tessera::Impl::BlockOpMembers<OpWithoutLaunch, Space>::rows, "rows is there");
+static_assert(is_block_op<OpWithLaunch, Space>::value, "every member is there");
+static_assert(!is_block_op<OpWithoutValueType, Space>::value, "value_type is missing");
+static_assert(!is_block_op<int, Space>::value, "an int is no BlockOp");
+
+/// A host writer without finish(); with it, a Writer that needs no write_device (on the host).
+struct HostWriterWithoutFinish {
+  static constexpr bool on_host = true;
+  MatrixLayout layout() const;
+  void write_host(const BlockInfo&, const BlockStorage&, std::size_t, std::size_t,
+                  const double*) const;
+};
+struct HostWriterWithFinish : HostWriterWithoutFinish {
+  void finish();
+};
+/// A device writer (on_host false) without write_device.
+struct DeviceWriterWithoutWriteDevice {
+  static constexpr bool on_host = false;
+  MatrixLayout layout() const;
+  void finish();
+};
+static_assert(!is_result_writer<HostWriterWithoutFinish, double, Space>::value,
+              "finish is missing");
+static_assert(is_result_writer<HostWriterWithFinish, double, Space>::value,
+              "a host writer needs no write_device");
+static_assert(!is_result_writer<DeviceWriterWithoutWriteDevice, double, Space>::value,
+              "write_device is missing");
+static_assert(
+    !tessera::Impl::WriterMembers<DeviceWriterWithoutWriteDevice, double, Space>::write_device,
+    "write_device is named");
+
+TEST(BlockPipeline, ConceptTraitsTellOpsAndWritersApart) {
+  // The static_asserts above decide at compile time; this test records them in the test log.
+  EXPECT_TRUE((is_block_op<HostPcfOp, Space>::value));
+  EXPECT_FALSE((is_block_op<OpWithoutLaunch, Space>::value));
+  EXPECT_TRUE((is_result_writer<tessera::NpyWriter<float>, float, Space>::value));
+  EXPECT_FALSE((is_result_writer<HostWriterWithoutFinish, double, Space>::value));
+}
 
 TEST(BlockPipeline, ChunksCoverTheRowsWithTheMostThatFitTheStaging) {
   std::mt19937 gen(5);

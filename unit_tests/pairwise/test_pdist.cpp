@@ -5,6 +5,7 @@
 #include <tessera/pairwise/pairwise.hpp>
 
 #include "execution_spaces.hpp"
+#include "profiling_regions.hpp"
 #include "reference/pairwise_order.hpp"
 #include "reference/pcf_reference.hpp"
 
@@ -65,6 +66,21 @@ TYPED_TEST(Pdist, L1OfRandomFunctionsOfUnequalLengths) {
   const auto f = tessera_test::random_pcfs(37, 1, 1, 40);
   check_pdist<TypeParam, float>(f, tessera::PcfL1{}, 1);
   check_pdist<TypeParam, double>(f, tessera::PcfL1{}, 1);
+}
+
+// A profiler sees a call (its blocks' kernels and writes) as one Kokkos Tools region named for
+// the call, closed when it returns.
+TYPED_TEST(Pdist, EachCallIsOneToolsRegion) {
+  const auto f = tessera_test::random_pcfs(11, 1, 1, 9);
+  const auto X = tessera_test::to_collection<float>(f);
+  Kokkos::View<float*, Kokkos::HostSpace> condensed("condensed", 11 * 10 / 2);
+  Kokkos::View<float**, Kokkos::HostSpace> dense("dense", 11, 11);
+  tessera_test::RegionRecording recording;
+  tessera::pdist(TypeParam{}, tessera::PcfL1{}, X, condensed);
+  tessera::cdist(TypeParam{}, tessera::PcfL1{}, X, X, dense);
+  const std::vector<std::string> expected{"tessera::pairwise::pdist", "tessera::pairwise::cdist"};
+  EXPECT_EQ(tessera_test::RegionRecording::pushed(), expected);
+  EXPECT_TRUE(tessera_test::RegionRecording::balanced());
 }
 
 TYPED_TEST(Pdist, LpForSeveralP) {
@@ -252,9 +268,9 @@ TYPED_TEST(Pdist, PointVectorsCondensed) {
   }
 }
 
-/// An output target (pairwise.hpp's is_pairwise_target) that runs the engine with ArrayWriter's
-/// device path, write_device, whatever the space: host spaces otherwise fill every View with
-/// write_host, so this is how their tests reach the device writer's copy kernel.
+/// An output target (Impl::is_pairwise_target, impl/pairwise_dispatch.hpp) that runs the engine
+/// with ArrayWriter's device path, write_device, whatever the space: host spaces otherwise fill
+/// every View with write_host, so this is how their tests reach the device writer's copy kernel.
 template <class T, class MemorySpace>
 struct DeviceWriterTarget {
   static constexpr bool pairwise_target = true;
@@ -270,12 +286,13 @@ struct DeviceWriterTarget {
   tessera::PairwiseReport run(const char* caller, const ExecSpace& space, BlockOp& op,
                               tessera::BlockTriangleMode mode, tessera::MatrixLayout layout,
                               tessera::TriangleSkipMode skip, const std::vector<std::size_t>&,
-                              std::size_t budget, const tessera::PairwiseOptions& options) const {
-    const tessera::BlockScheduler s =
-        tessera::Impl::schedule_blocks(space, op, mode, options, budget, caller);
+                              const tessera::Impl::BlockLimits& limits,
+                              const tessera::PairwiseOptions& options) const {
+    const tessera::Impl::BlockPlan plan =
+        tessera::Impl::plan_blocks(op, mode, limits, options, caller);
     Writer writer(out.data(), layout, op.cols());
-    return tessera::Impl::run_block_pipeline(
-        space, op, writer, s, tessera::Impl::pairwise_data_share(budget), skip, options);
+    return tessera::Impl::run_block_pipeline(space, op, writer, plan.scheduler, plan.data_bytes,
+                                             skip, options);
   }
 };
 

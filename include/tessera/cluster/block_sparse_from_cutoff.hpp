@@ -3,10 +3,11 @@
 // ranges (clustering.hpp, cluster_mask.hpp).
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/profiling_region.hpp>
 #include <tessera/cluster/block_sparse_ranges.hpp>
 #include <tessera/cluster/cluster_mask.hpp>
 #include <tessera/cluster/clustering.hpp>
+#include <tessera/core/impl/errors.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -36,6 +37,7 @@ struct CutoffBlockSparsity {
 template <class ExecSpace, class PointsX, class PointsY>
 CutoffBlockSparsity<typename ExecSpace::memory_space> block_sparse_from_cutoff(
     const ExecSpace& space, const PointsX& x, const PointsY& y, double voxel_size, double cutoff) {
+  const Impl::ProfilingRegion region("tessera::cluster::block_sparse_from_cutoff");
   const char* fn = "block_sparse_from_cutoff";
   static_assert(PointsX::rank == 2 && PointsY::rank == 2,
                 "tessera::block_sparse_from_cutoff: points are (rows, dim) Views");

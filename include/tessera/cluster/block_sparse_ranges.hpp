@@ -17,8 +17,8 @@
 // Views); it serves every reduction, both axes and any batch over the same M-by-N plane.
 #pragma once
 
-#include <tessera/core/errors.hpp>
 #include <tessera/cluster/impl/block_sparse_build.hpp>
+#include <tessera/core/impl/errors.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -4,9 +4,10 @@
 // visits.
 #pragma once
 
-#include <tessera/core/errors.hpp>
-#include <tessera/core/kokkos_compat.hpp>
+#include <tessera/core/impl/profiling_region.hpp>
 #include <tessera/cluster/block_sparse_ranges.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/kokkos_compat.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -83,6 +84,7 @@ BlockSparseRanges<typename ExecSpace::memory_space> ranges_from_mask(const ExecS
                                                                      const Mask& mask,
                                                                      const RangesX& ranges_x,
                                                                      const RangesY& ranges_y) {
+  const Impl::ProfilingRegion region("tessera::cluster::ranges_from_mask");
   using Mem = typename ExecSpace::memory_space;
   static_assert(Kokkos::is_view<Mask>::value && Mask::rank == 2,
                 "tessera::ranges_from_mask: the mask is a rank-2 View (x-clusters, y-clusters)");

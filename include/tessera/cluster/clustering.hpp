@@ -9,20 +9,24 @@
 //   ... reduce on the sorted data, then tessera::unpermute_rows(space, perm, result, original);
 #pragma once
 
-#include <tessera/core/errors.hpp>
-#include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/memory_overlap.hpp>
-#include <tessera/core/sort_view.hpp>
-#include <tessera/core/sorted_search.hpp>
+#include <tessera/core/impl/profiling_region.hpp>
 #include <tessera/cluster/block_sparse_ranges.hpp>
+#include <tessera/cluster/impl/cluster_summary.hpp>
+#include <tessera/cluster/impl/label_sort.hpp>
+#include <tessera/cluster/impl/move_rows.hpp>
+#include <tessera/cluster/impl/point_checks.hpp>
+#include <tessera/cluster/impl/voxel_grid.hpp>
 #include <tessera/cluster/permute_rows.hpp>
+#include <tessera/core/impl/block_sparse_axis.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/sort_view.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
-#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -46,333 +50,6 @@ struct ClusterSummary {
   int count() const { return static_cast<int>(ranges.extent(0)); }
 };
 
-namespace Impl {
-
-template <class ExecSpace, class Points>
-void check_points(const char* fn) {
-  static_assert(Kokkos::is_view<Points>::value && Points::rank == 2,
-                "tessera: points are a rank-2 Kokkos View (rows, dimension)");
-  static_assert(std::is_same<typename Points::non_const_value_type, float>::value ||
-                    std::is_same<typename Points::non_const_value_type, double>::value,
-                "tessera: points hold float or double");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Points::memory_space>::accessible,
-                "tessera: the points must be accessible from the execution space");
-  (void)fn;
-}
-
-/// Index of the first point with a NaN or infinite coordinate (INT_MAX if none).
-template <class Points>
-struct FirstNonFinitePoint {
-  Points points;
-  int dim;
-  KOKKOS_FUNCTION void operator()(int i, int& first) const {
-    for (int c = 0; c < dim; ++c) {
-      const double x = static_cast<double>(points(i, c));
-      if (!(x - x == 0.0)) {  // NaN - NaN and inf - inf are NaN
-        if (i < first) first = i;
-        return;
-      }
-    }
-  }
-};
-
-/// Smallest and largest coordinate along one dimension.
-template <class Points, class T>
-struct CoordinateBounds {
-  Points points;
-  int c;
-  KOKKOS_FUNCTION void operator()(int i, Kokkos::MinMaxScalar<T>& b) const {
-    const T x = points(i, c);
-    if (x < b.min_val) b.min_val = x;
-    if (x > b.max_val) b.max_val = x;
-  }
-};
-
-/// Linear voxel id of each point (row-major over the grid: first dimension most significant).
-template <class Points, class MemorySpace>
-struct VoxelIds {
-  Points points;
-  Kokkos::View<const double*, MemorySpace> origin;        // per-dimension minimum
-  Kokkos::View<const std::int64_t*, MemorySpace> cells;   // voxels per dimension
-  Kokkos::View<const std::int64_t*, MemorySpace> stride;  // id step per dimension
-  Kokkos::View<std::int64_t*, MemorySpace> ids;
-  double voxel_size;
-  int dim;
-  KOKKOS_FUNCTION void operator()(int i) const {
-    std::int64_t id = 0;
-    for (int c = 0; c < dim; ++c) {
-      const double q    = math::floor((static_cast<double>(points(i, c)) - origin(c)) / voxel_size);
-      std::int64_t cell = static_cast<std::int64_t>(q);
-      cell = cell < 0 ? 0 : (cell >= cells(c) ? cells(c) - 1 : cell);  // guard only: q is in range
-      id += cell * stride(c);
-    }
-    ids(i) = id;
-  }
-};
-
-/// Writes each distinct value of a sorted array once, in order; the scan total is their number.
-template <class MemorySpace>
-struct UniqueSorted {
-  using value_type = int;
-  Kokkos::View<const std::int64_t*, MemorySpace> sorted;
-  Kokkos::View<std::int64_t*, MemorySpace> unique;
-  KOKKOS_FUNCTION void operator()(int t, int& position, bool final) const {
-    if (t == 0 || sorted(t) != sorted(t - 1)) {
-      if (final) unique(position) = sorted(t);
-      ++position;
-    }
-  }
-};
-
-/// labels(i) = rank of ids(i) among the sorted distinct ids.
-template <class MemorySpace>
-struct RankOfIds {
-  Kokkos::View<const std::int64_t*, MemorySpace> ids;
-  Kokkos::View<const std::int64_t*, MemorySpace> unique;
-  Kokkos::View<int*, MemorySpace> labels;
-  int count;
-  KOKKOS_FUNCTION void operator()(int i) const {
-    labels(i) = lower_bound(unique.data(), count, ids(i));
-  }
-};
-
-/// Smallest label.
-template <class Labels>
-struct MinLabel {
-  Labels labels;
-  KOKKOS_FUNCTION void operator()(int i, int& m) const {
-    if (labels(i) < m) m = labels(i);
-  }
-};
-
-/// keys(i) = labels(i) * n + i: sorting them sorts by label, ties in index order.
-template <class Labels, class MemorySpace>
-struct StableSortKeys {
-  Labels labels;
-  Kokkos::View<std::int64_t*, MemorySpace> keys;
-  std::int64_t n;
-  KOKKOS_FUNCTION void operator()(int i) const {
-    keys(i) = static_cast<std::int64_t>(labels(i)) * n + i;
-  }
-};
-
-/// Splits the sorted keys back into the permutation and the sorted labels.
-template <class Labels, class MemorySpace>
-struct SplitSortKeys {
-  Kokkos::View<const std::int64_t*, MemorySpace> keys;
-  Kokkos::View<int*, MemorySpace> perm;
-  Labels labels;
-  std::int64_t n;
-  KOKKOS_FUNCTION void operator()(int k) const {
-    perm(k)   = static_cast<int>(keys(k) % n);
-    labels(k) = static_cast<int>(keys(k) / n);
-  }
-};
-
-/// First index i with labels(i) < 0 or labels(i) < labels(i - 1) (INT_MAX if none).
-template <class Labels>
-struct FirstUnsortedLabel {
-  Labels labels;
-  KOKKOS_FUNCTION void operator()(int i, int& first) const {
-    if (labels(i) < 0 || (i > 0 && labels(i) < labels(i - 1))) {
-      if (i < first) first = i;
-    }
-  }
-};
-
-/// First index i with weights(i) negative or NaN (INT_MAX if none).
-template <class Weights>
-struct FirstBadWeight {
-  Weights weights;
-  KOKKOS_FUNCTION void operator()(int i, int& first) const {
-    if (!(weights(i) >= 0) && i < first) first = i;
-  }
-};
-
-/// ranges(c) = [lower_bound(c), lower_bound(c + 1)) in the sorted labels.
-template <class Labels, class MemorySpace>
-struct ClusterRanges {
-  Labels labels;
-  IndexRanges<MemorySpace> ranges;
-  int n;
-  KOKKOS_FUNCTION int lower(std::int64_t value) const {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-      const int mid = lo + (hi - lo) / 2;
-      if (static_cast<std::int64_t>(labels(mid)) < value) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-  KOKKOS_FUNCTION void operator()(int c) const {
-    ranges(c, 0) = lower(c);
-    ranges(c, 1) = lower(static_cast<std::int64_t>(c) + 1);
-  }
-};
-
-/// Unit weights (cluster_ranges_centroids without weights).
-struct UnitWeights {
-  KOKKOS_FORCEINLINE_FUNCTION double operator()(int) const { return 1.0; }
-};
-template <class Weights>
-struct WeightsOf {
-  Weights weights;
-  KOKKOS_FORCEINLINE_FUNCTION double operator()(int i) const {
-    return static_cast<double>(weights(i));
-  }
-};
-
-/// One team per cluster: weight sum, weighted centroid and radius over the cluster's range, with
-/// TeamThreadRange reductions in double (deterministic for a given team size; no atomics).
-template <class ExecSpace, class Points, class Weight, class T>
-struct SummariseClusters {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using Mem         = typename ExecSpace::memory_space;
-  Points points;
-  Weight weight;
-  IndexRanges<Mem> ranges;
-  Kokkos::View<T**, Kokkos::LayoutRight, Mem> centroids;
-  Kokkos::View<T*, Mem> weights;
-  Kokkos::View<T*, Mem> radii;
-  double epsilon;  // of T: rounds the radius up
-  int dim;
-
-  KOKKOS_FUNCTION void operator()(const member_type& team) const {
-    const int c     = team.league_rank();
-    const int begin = ranges(c, 0), end = ranges(c, 1);
-    double wsum = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, begin, end), [&](int i, double& s) { s += weight(i); }, wsum);
-    const bool weighted = wsum > 0;  // else the plain mean (0 for an empty cluster)
-    const double total  = weighted ? wsum : static_cast<double>(end - begin);
-    for (int k = 0; k < dim; ++k) {
-      double sum = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, begin, end),
-          [&](int i, double& s) {
-            s += (weighted ? weight(i) : 1.0) * static_cast<double>(points(i, k));
-          },
-          sum);
-      Kokkos::single(Kokkos::PerTeam(team),
-                     [&]() { centroids(c, k) = static_cast<T>(total > 0 ? sum / total : 0.0); });
-    }
-    team.team_barrier();  // the radius is measured from the stored (rounded) centroid
-    double r2 = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, begin, end),
-        [&](int i, double& m) {
-          double s = 0;
-          for (int k = 0; k < dim; ++k) {
-            const double d =
-                static_cast<double>(points(i, k)) - static_cast<double>(centroids(c, k));
-            s += d * d;
-          }
-          if (s > m) m = s;
-        },
-        Kokkos::Max<double>(r2));
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      const double r = end > begin ? math::sqrt(r2) : 0.0;
-      T rounded      = static_cast<T>(r);
-      if (static_cast<double>(rounded) < r) {  // round up: every point stays inside its ball
-        rounded = static_cast<T>(static_cast<double>(rounded) * (1.0 + epsilon));
-      }
-      weights(c) = static_cast<T>(wsum);
-      radii(c)   = rounded;
-    });
-  }
-};
-
-template <class ExecSpace, class Points, class Labels, class Weight>
-ClusterSummary<typename Points::non_const_value_type, typename ExecSpace::memory_space>
-summarise_clusters(const ExecSpace& space, const Points& points, const Labels& labels,
-                   const Weight& weight, int n, int count) {
-  using Mem = typename ExecSpace::memory_space;
-  using T   = typename Points::non_const_value_type;
-  ClusterSummary<T, Mem> s;
-  s.ranges    = IndexRanges<Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                                    std::string("tessera::cluster::cluster_ranges")),
-                              count);
-  s.centroids = Kokkos::View<T**, Kokkos::LayoutRight, Mem>(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                         std::string("tessera::cluster::cluster_centroids")),
-      count, points.extent(1));
-  s.weights =
-      Kokkos::View<T*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                               std::string("tessera::cluster::cluster_weights")),
-                            count);
-  s.radii =
-      Kokkos::View<T*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                               std::string("tessera::cluster::cluster_radii")),
-                            count);
-  if (count == 0) return s;
-  Kokkos::parallel_for("tessera::cluster::cluster_ranges",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, count),
-                       ClusterRanges<Labels, Mem>{labels, s.ranges, n});
-  Kokkos::parallel_for("tessera::cluster::cluster_summaries",
-                       Kokkos::TeamPolicy<ExecSpace>(space, count, Kokkos::AUTO),
-                       SummariseClusters<ExecSpace, Points, Weight, T>{
-                           points, weight, s.ranges, s.centroids, s.weights, s.radii,
-                           static_cast<double>(std::numeric_limits<T>::epsilon()),
-                           static_cast<int>(points.extent(1))});
-  return s;
-}
-
-/// Validates points, labels (and weights) and returns the cluster count (fences).
-template <class ExecSpace, class Points, class Labels, class Weights>
-int check_summary_arguments(const ExecSpace& space, const Points& points, const Labels& labels,
-                            const Weights* weights) {
-  const char* fn = "cluster_ranges_centroids";
-  check_points<ExecSpace, Points>(fn);
-  static_assert(Kokkos::is_view<Labels>::value && Labels::rank == 1 &&
-                    std::is_same<typename Labels::non_const_value_type, int>::value,
-                "tessera::cluster_ranges_centroids: labels is a rank-1 View of int");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Labels::memory_space>::accessible,
-                "tessera::cluster_ranges_centroids: labels must be accessible from the execution "
-                "space");
-  require_int_extent(fn, "points", points.extent(0));
-  require_int_extent(fn, "points columns", points.extent(1));
-  require_equal(fn, "labels", "extent", labels.extent(0), points.extent(0));
-  if (weights) require_equal(fn, "weights", "extent", weights->extent(0), points.extent(0));
-  const int n = static_cast<int>(points.extent(0));
-  if (n == 0) return 0;
-
-  int first = std::numeric_limits<int>::max();
-  Kokkos::parallel_reduce("tessera::cluster::check_sorted_labels",
-                          Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-                          FirstUnsortedLabel<Labels>{labels}, Kokkos::Min<int>(first));
-  if (first != std::numeric_limits<int>::max()) {
-    int here = 0, before = 0;
-    Kokkos::deep_copy(here, Kokkos::subview(labels, first));
-    if (first > 0) Kokkos::deep_copy(before, Kokkos::subview(labels, first - 1));
-    require(here >= 0, fn, "labels must be >= 0 (got labels(", first, ") = ", here, ")");
-    require(false, fn,
-            "labels must be sorted (non-decreasing): call sort_clusters first (got labels(", first,
-            ") = ", here, " after labels(", first - 1, ") = ", before, ")");
-  }
-  if (weights) {
-    first = std::numeric_limits<int>::max();
-    Kokkos::parallel_reduce("tessera::cluster::check_weights",
-                            Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-                            FirstBadWeight<Weights>{*weights}, Kokkos::Min<int>(first));
-    if (first != std::numeric_limits<int>::max()) {
-      typename Weights::non_const_value_type w{};
-      Kokkos::deep_copy(w, Kokkos::subview(*weights, first));
-      require(false, fn, "weights must be >= 0 (got weights(", first, ") = ", w,
-              ", expected >= 0)");
-    }
-  }
-  int last = 0;
-  Kokkos::deep_copy(last, Kokkos::subview(labels, n - 1));
-  const std::size_t clusters = static_cast<std::size_t>(last) + 1;
-  require_int_extent(fn, "clusters (last label + 1)", clusters);
-  return static_cast<int>(clusters);
-}
-
-}  // namespace Impl
-
 /// Labels each point by its voxel. Point x falls in the voxel of integer coordinates
 ///   v_d = floor((x_d - min_d) / voxel_size),  d in [0, D),
 /// with min_d the smallest coordinate d over the points; labels(i) is the rank of point i's
@@ -390,6 +67,7 @@ template <class ExecSpace, class Points>
 ClusterLabels<typename ExecSpace::memory_space> grid_cluster(const ExecSpace& space,
                                                              const Points& points,
                                                              double voxel_size) {
+  const Impl::ProfilingRegion region("tessera::cluster::grid_cluster");
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "tessera::grid_cluster: the first argument must be an execution space");
   using Mem      = typename ExecSpace::memory_space;
@@ -483,23 +161,6 @@ ClusterLabels<typename ExecSpace::memory_space> grid_cluster(const ExecSpace& sp
   return result;
 }
 
-namespace Impl {
-/// sort_clusters' Views share memory neither with labels nor with one another (views[v] in the
-/// message is the v-th View after labels).
-template <class Labels, class... Views>
-void require_views_apart(const char* fn, const Labels& labels, const Views&... views) {
-  const MemoryRange label_memory = memory_range(labels);
-  const MemoryRange memory[]     = {memory_range(views)..., MemoryRange{}};
-  for (std::size_t v = 0; v < sizeof...(Views); ++v) {
-    require(!memory[v].overlaps(label_memory), fn, "views[", v, "] shares memory with labels");
-    for (std::size_t w = v + 1; w < sizeof...(Views); ++w) {
-      require(!memory[v].overlaps(memory[w]), fn, "views[", v, "] shares memory with views[", w,
-              "]");
-    }
-  }
-}
-}  // namespace Impl
-
 /// Sorts points by cluster. Computes the stable permutation perm that sorts `labels`
 /// (perm(k) = original index of the point that lands at position k; equal labels keep their
 /// index order), sorts `labels` in place, and applies permute_rows(space, perm, v) to every View
@@ -516,6 +177,7 @@ template <class ExecSpace, class Labels, class... Views>
 Kokkos::View<int*, typename ExecSpace::memory_space> sort_clusters(const ExecSpace& space,
                                                                    const Labels& labels,
                                                                    const Views&... views) {
+  const Impl::ProfilingRegion region("tessera::cluster::sort_clusters");
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "tessera::sort_clusters: the first argument must be an execution space");
   using Mem      = typename ExecSpace::memory_space;
@@ -588,6 +250,7 @@ template <class ExecSpace, class Points, class Labels, class Weights>
 ClusterSummary<typename Points::non_const_value_type, typename ExecSpace::memory_space>
 cluster_ranges_centroids(const ExecSpace& space, const Points& points, const Labels& labels,
                          const Weights& weights) {
+  const Impl::ProfilingRegion region("tessera::cluster::cluster_ranges_centroids");
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "tessera::cluster_ranges_centroids: the first argument must be an execution space");
   static_assert(Kokkos::is_view<Weights>::value && Weights::rank == 1 &&
@@ -608,6 +271,7 @@ cluster_ranges_centroids(const ExecSpace& space, const Points& points, const Lab
 template <class ExecSpace, class Points, class Labels>
 ClusterSummary<typename Points::non_const_value_type, typename ExecSpace::memory_space>
 cluster_ranges_centroids(const ExecSpace& space, const Points& points, const Labels& labels) {
+  const Impl::ProfilingRegion region("tessera::cluster::cluster_ranges_centroids");
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "tessera::cluster_ranges_centroids: the first argument must be an execution space");
   using NoWeights =

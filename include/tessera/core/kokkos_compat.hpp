@@ -1,7 +1,7 @@
 // The one place where Kokkos 3.4 and Kokkos 4.x differ for Tessera.
 //
 // Kokkos 3.4 keeps its math functions in Kokkos::Experimental; Kokkos 4 moved them to Kokkos::.
-// (Sorting differs too: core/sort_view.hpp, kept apart because Kokkos_Sort.hpp brings Thrust,
+// (Sorting differs too: core/impl/sort_view.hpp, kept apart because Kokkos_Sort.hpp brings Thrust,
 // about 9 s of nvcc time, into every translation unit that includes it.) Kokkos 4 partitions an
 // execution space into independent instances (streams on GPUs) and names a pinned host memory space
 // for every backend; Kokkos 3.4 does neither. Everything else Tessera uses (TeamPolicy, scratch
@@ -26,7 +26,7 @@
 // TESSERA_ENABLE_CUDA_KERNELS (the hand-written CUDA kernels: Kokkos 4 with CUDA), decided once
 // at configure time.
 #include <tessera/core/config.hpp>
-#include <tessera/core/host_exp.hpp>
+#include <tessera/core/impl/host_exp.hpp>
 
 // Loop unrolling hints for the innermost tile loops (nvcc, clang and gcc spell them
 // differently): TESSERA_UNROLL(n) by a literal factor, TESSERA_UNROLL_FULL for loops with a
@@ -82,13 +82,13 @@
 namespace tessera {
 namespace math {
 
-/// Whether T gets core/host_exp.hpp's vectorisable exponentials in host code.
+/// Whether T gets core/impl/host_exp.hpp's vectorisable exponentials in host code.
 template <class T>
 inline constexpr bool host_vector_exp =
     std::is_same<T, float>::value || std::is_same<T, double>::value;
 
 /// e^x: the backend's exp on devices; in host code, for float and double, a polynomial that
-/// compilers vectorise (core/host_exp.hpp, within 2 ulp), so that loops calling it do not stay
+/// compilers vectorise (core/impl/host_exp.hpp, within 2 ulp), so that loops calling it do not stay
 /// scalar.
 template <class T>
 KOKKOS_INLINE_FUNCTION T exp(T x) {
@@ -110,7 +110,7 @@ KOKKOS_INLINE_FUNCTION T exp2(T x) {
 /// 2^x for formulas whose error budget allows it: in float, relative error below 2^-22 (the
 /// same as exp2f) and results below 2^-126, i.e. x < -126, flushed to 0 (an absolute error
 /// under 1.2e-38): one ex2.approx.ftz instruction on NVIDIA GPUs, a shorter vectorisable
-/// polynomial than exp2's in host code (core/host_exp.hpp). exp2 elsewhere.
+/// polynomial than exp2's in host code (core/impl/host_exp.hpp). exp2 elsewhere.
 template <class T>
 KOKKOS_INLINE_FUNCTION T fast_exp2(T x) {
 #if defined(__CUDA_ARCH__)

@@ -12,10 +12,9 @@
 #pragma once
 
 #include <tessera/fusion/expression.hpp>
+#include <tessera/fusion/impl/step_list.hpp>
+#include <tessera/fusion/impl/step_traits.hpp>
 
-#include <Kokkos_Core.hpp>
-
-#include <cstdint>
 #include <type_traits>
 
 namespace tessera {
@@ -62,92 +61,6 @@ constexpr Step<Scalar<K>, Sum<E>> assign(Scalar<K>, const Sum<E>& s) {
                 "target holds partial sums while the kernel runs); reduce into another scalar");
   return {s};
 }
-
-namespace Impl {
-
-/// What a step is.
-enum class StepKind {
-  vector_map,  ///< vector = vector expression
-  reduction,   ///< scalar = sum(vector expression)
-  matrix_map,  ///< matrix = matrix expression
-  row_sum,     ///< vector (indexed by rows) = expression holding row_sum(...)
-  col_sum      ///< vector (indexed by columns) = expression holding col_sum(...)
-};
-
-/// What a step reads and writes (bit K: symbol K). In a matrix sequence, vectors are read at the
-/// element's row (row_vectors) or column (col_vectors); outer_vectors are those a nested
-/// map-reduce reads outside its sum (at its own index, once the sum is complete).
-template <class S>
-struct StepTraits;
-template <class Target, class E>
-struct StepTraits<Step<Target, E>> {
-  using R                         = Reads<E>;
-  static constexpr bool to_matrix = std::is_same_v<Target, Mat<Target::id>>;
-  static constexpr bool to_scalar = std::is_same_v<Target, Scalar<Target::id>>;
-  static constexpr StepKind kind  = to_matrix     ? StepKind::matrix_map
-                                    : to_scalar   ? StepKind::reduction
-                                    : R::row_sums ? StepKind::row_sum
-                                    : R::col_sums ? StepKind::col_sum
-                                                  : StepKind::vector_map;
-  static constexpr bool reduction = to_scalar;
-  static constexpr bool matrix_step =
-      kind == StepKind::matrix_map || kind == StepKind::row_sum || kind == StepKind::col_sum;
-  static constexpr int target                  = Target::id;
-  static constexpr std::uint64_t bit           = std::uint64_t(1) << Target::id;
-  static constexpr std::uint64_t outer_vectors = matrix_step ? R::vectors : 0;
-  static constexpr std::uint64_t reads_row_vectors =
-      R::row_vectors | (kind == StepKind::row_sum ? R::vectors : 0);
-  static constexpr std::uint64_t reads_col_vectors =
-      R::col_vectors | (kind == StepKind::col_sum ? R::vectors : 0);
-  static constexpr std::uint64_t reads_vectors      = R::vectors | R::row_vectors | R::col_vectors;
-  static constexpr std::uint64_t reads_scalars      = R::scalars;
-  static constexpr std::uint64_t reads_matrices     = R::matrices;
-  static constexpr std::uint64_t writes_vectors     = (to_matrix || to_scalar) ? 0 : bit;
-  static constexpr std::uint64_t writes_scalars     = to_scalar ? bit : 0;
-  static constexpr std::uint64_t writes_matrices    = to_matrix ? bit : 0;
-  static constexpr std::uint64_t writes_row_vectors = kind == StepKind::row_sum ? bit : 0;
-  static constexpr std::uint64_t writes_col_vectors = kind == StepKind::col_sum ? bit : 0;
-};
-
-/// The steps as a list that device code can hold (std::tuple's accessors are host functions
-/// under some compilers).
-template <class... S>
-struct StepList {};
-template <class H, class... R>
-struct StepList<H, R...> {
-  H head;
-  StepList<R...> tail;
-};
-
-/// Step I of a list.
-template <int I, class H, class... R>
-KOKKOS_INLINE_FUNCTION const auto& step_at(const StepList<H, R...>& list) {
-  if constexpr (I == 0) {
-    return list.head;
-  } else {
-    return step_at<I - 1>(list.tail);
-  }
-}
-
-/// The list of the given steps.
-inline StepList<> make_step_list() {
-  return {};
-}
-template <class H, class... R>
-StepList<H, R...> make_step_list(const H& head, const R&... rest) {
-  return {head, make_step_list(rest...)};
-}
-
-template <int I, class... S>
-struct StepAt;
-template <class H, class... R>
-struct StepAt<0, H, R...> {
-  using type = H;
-};
-template <int I, class H, class... R>
-struct StepAt<I, H, R...> : StepAt<I - 1, R...> {};
-
-}  // namespace Impl
 
 /// A sequence of steps (1 to 8: every group of consecutive steps is compiled as a kernel):
 /// vector steps only, or matrix steps only (a matrix sequence).

@@ -7,7 +7,7 @@
 // the kernel matrix-vector product  a_i = sum_j k(x_i, y_j) b_j.
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/span.hpp>
 #include <tessera/genred/formula.hpp>

@@ -56,9 +56,9 @@ struct GenredOptions {
   /// selections on CUDA); ignored by the other kernels.
   MatrixPrecision matrix_precision = MatrixPrecision::split;
   /// Threads per team (= output rows per team tile) of the portable kernel; 0 picks the default
-  /// of core/tiling.hpp. The CUDA kernel sizes its blocks from the device instead.
+  /// of core/impl/tiling.hpp. The CUDA kernel sizes its blocks from the device instead.
   int team_size = 0;
-  /// Reduced rows staged in scratch memory at a time; 0 picks the default of core/tiling.hpp
+  /// Reduced rows staged in scratch memory at a time; 0 picks the default of core/impl/tiling.hpp
   /// (portable kernel) or of the CUDA kernel.
   int tile_j = 0;
   /// Chunks the reduced range is cut into by the 2D scheme; 0 derives it from the concurrency.

@@ -1,9 +1,10 @@
 // Exclusive scan of interval counts: the offsets that the interval primitives take.
 #pragma once
 
-#include <tessera/core/errors.hpp>
-#include <tessera/core/memory_overlap.hpp>
-#include <tessera/core/value_bounds.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/memory_overlap.hpp>
+#include <tessera/core/impl/value_bounds.hpp>
+#include <tessera/interval/impl/scan_counts.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -12,28 +13,6 @@
 #include <type_traits>
 
 namespace tessera {
-namespace Impl {
-
-template <class Counts>
-struct CountsToInt64 {
-  Counts counts;
-  KOKKOS_INLINE_FUNCTION void operator()(int k, std::int64_t& sum) const {
-    sum += static_cast<std::int64_t>(counts(k));
-  }
-};
-
-template <class Counts, class Offsets>
-struct ExclusiveScanCounts {
-  Counts counts;
-  Offsets offsets;
-  using Offset = typename Offsets::non_const_value_type;
-  KOKKOS_INLINE_FUNCTION void operator()(int k, std::int64_t& partial, bool final) const {
-    if (final) offsets(k) = static_cast<Offset>(partial);
-    partial += static_cast<std::int64_t>(counts(k));
-  }
-};
-
-}  // namespace Impl
 
 /// offsets[k] = counts[0] + ... + counts[k - 1] for k in [0, n), n = counts.extent(0); returns
 /// the total counts[0] + ... + counts[n - 1] as a 64-bit host value (so the call fences).

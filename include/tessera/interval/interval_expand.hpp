@@ -1,10 +1,14 @@
 // IntervalExpand: every value repeated as many times as its interval's count.
 #pragma once
 
-#include <tessera/core/errors.hpp>
-#include <tessera/core/memory_overlap.hpp>
+#include <tessera/core/impl/profiling_region.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/memory_overlap.hpp>
+#include <tessera/interval/impl/check_offsets.hpp>
+#include <tessera/interval/impl/fill_operations.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
 #include <tessera/interval/interval_options.hpp>
+#include <tessera/interval/interval_workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -12,19 +16,6 @@
 #include <type_traits>
 
 namespace tessera {
-namespace Impl {
-
-/// Fill operation of interval_expand: each team stages its intervals' values once.
-template <class Values, class Out>
-struct ExpandValue {
-  static constexpr bool fills = true;
-  using staged_type           = typename Out::non_const_value_type;
-  Values values;
-  Out out;
-  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k) const { return values(k); }
-};
-
-}  // namespace Impl
 
 /// out[i] = values[k] for every item i in [0, total) of interval k (offsets[k] <= i <
 /// offsets[k + 1], offsets[n] taken as total): values[k] repeated counts[k] times, in order,
@@ -54,6 +45,7 @@ void interval_expand(const ExecSpace& space, std::int64_t total, const Offsets& 
                 "tessera::interval_expand: values and out must be accessible from the execution "
                 "space");
   constexpr auto fn = "interval_expand";
+  const Impl::ProfilingRegion region("tessera::interval::", fn);
   Impl::require_equal(fn, "values", "extent", values.extent(0), offsets.extent(0));
   Impl::require(total < 0 || out.extent(0) >= static_cast<std::size_t>(total), fn,
                 "out is too short (got extent ", out.extent(0),

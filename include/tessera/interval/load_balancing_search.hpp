@@ -1,10 +1,14 @@
 // Load-balancing search: the owning interval of every output item of a set of intervals.
 #pragma once
 
-#include <tessera/core/errors.hpp>
-#include <tessera/core/memory_overlap.hpp>
+#include <tessera/core/impl/profiling_region.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/memory_overlap.hpp>
+#include <tessera/interval/impl/check_offsets.hpp>
+#include <tessera/interval/impl/fill_operations.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
 #include <tessera/interval/interval_options.hpp>
+#include <tessera/interval/interval_workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -13,21 +17,6 @@
 #include <type_traits>
 
 namespace tessera {
-
-namespace Impl {
-
-/// Fill operation of load_balancing_search: out[i] = k.
-template <class Owner>
-struct StoreOwner {
-  static constexpr bool fills = true;
-  using staged_type           = typename Owner::non_const_value_type;
-  Owner out;
-  KOKKOS_INLINE_FUNCTION staged_type stage(std::int64_t k) const {
-    return static_cast<staged_type>(k);
-  }
-};
-
-}  // namespace Impl
 
 /// owner[i] = k with offsets[k] <= i < offsets[k + 1] (offsets[n] taken as total), for every
 /// output item i in [0, total): the interval that generates item i, where offsets is the
@@ -54,6 +43,7 @@ void load_balancing_search(const ExecSpace& space, std::int64_t total, const Off
                 "tessera::load_balancing_search: owner must be accessible from the execution "
                 "space");
   constexpr auto fn = "load_balancing_search";
+  const Impl::ProfilingRegion region("tessera::interval::", fn);
   Impl::require(total < 0 || owner.extent(0) >= static_cast<std::size_t>(total), fn,
                 "owner is too short (got extent ", owner.extent(0),
                 ", expected at least total = ", total, ")");

@@ -3,10 +3,6 @@
 // counting_iterator), which a View would only spend memory and bandwidth on.
 #pragma once
 
-#include <tessera/core/memory_overlap.hpp>
-
-#include <tessera/core/errors.hpp>
-
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
@@ -44,57 +40,4 @@ CountingSequence<T> counting_sequence(T start) {
   return CountingSequence<T>{start};
 }
 
-namespace Impl {
-
-template <class S>
-struct is_counting_sequence : std::false_type {};
-template <class T>
-struct is_counting_sequence<CountingSequence<T>> : std::true_type {};
-
-/// The value type of a sequence (a View's non-const value type).
-template <class S, class = void>
-struct sequence_value {
-  using type = typename S::value_type;
-};
-template <class S>
-struct sequence_value<S, std::enable_if_t<Kokkos::is_view<S>::value>> {
-  using type = typename S::non_const_value_type;
-};
-template <class S>
-using sequence_value_t = typename sequence_value<S>::type;
-
-/// Compile-time checks of a sequence argument: a rank-1 View the execution space can read, or
-/// a CountingSequence.
-template <class ExecSpace, class S>
-constexpr bool is_readable_sequence() {
-  if constexpr (Kokkos::is_view<S>::value) {
-    return S::rank == 1 &&
-           Kokkos::SpaceAccessibility<ExecSpace, typename S::memory_space>::accessible;
-  } else {
-    return is_counting_sequence<S>::value;
-  }
-}
-
-/// A sequence of n entries: a View of extent exactly n, a CountingSequence of at least n.
-template <class S>
-void require_sequence_length(const char* fn, const char* name, const S& s, std::size_t n) {
-  if constexpr (Kokkos::is_view<S>::value) {
-    require_equal(fn, name, "extent", s.extent(0), n);
-  } else {
-    require(s.extent(0) >= n, fn, name, " has fewer values than intervals (got ", s.extent(0),
-            ", expected ", n, ")");
-  }
-}
-
-/// Whether two sequences share memory (only Views can).
-template <class A, class B>
-bool sequences_share_memory(const A& a, const B& b) {
-  if constexpr (Kokkos::is_view<A>::value && Kokkos::is_view<B>::value) {
-    return views_share_memory(a, b);
-  } else {
-    return false;
-  }
-}
-
-}  // namespace Impl
 }  // namespace tessera

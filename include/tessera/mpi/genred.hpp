@@ -42,8 +42,9 @@
 // (distributed_report.hpp): the schedule that ran, the bytes received, the waits not hidden.
 #pragma once
 
-#include <tessera/core/errors.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/profiling_region.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/genred.hpp>
 #include <tessera/mpi/block_sparse.hpp>
 #include <tessera/mpi/distributed_options.hpp>
@@ -52,159 +53,18 @@
 #include <tessera/mpi/impl/agreement.hpp>
 #include <tessera/mpi/impl/block_sparse_genred.hpp>
 #include <tessera/mpi/impl/distributed_genred.hpp>
+#include <tessera/mpi/impl/genred_check.hpp>
+#include <tessera/mpi/impl/staged_exchange.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
-#include <algorithm>
 #include <chrono>
-#include <climits>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <tuple>
-#include <vector>
+#include <cstddef>
+#include <type_traits>
 
 namespace tessera {
 namespace mpi {
-namespace Impl {
-
-/// The facts every rank of a call must agree on: the variables' scalar type, rank and
-/// dimensions, the batch extent, the formula dimension, k and the options.
-template <class Call, class Reduction, class... P, class... I, class... J>
-std::vector<Fact> genred_facts(const std::optional<Call>& call, const Reduction& reduction,
-                               const Params<P...>& params, const IVars<I...>& i,
-                               const JVars<J...>& j, const DistributedOptions& options,
-                               std::size_t all_gather_bytes) {
-  using T = typename Call::scalar_type;
-  std::vector<Fact> facts;
-  const auto dims = [&](const char* pack, const auto& views) {
-    std::apply(
-        [&](const auto&... view) {
-          int v = 0;
-          ((facts.push_back({tessera::Impl::concat(pack, "[", v++, "] dimension"),
-                             static_cast<std::int64_t>(tessera::Impl::cols_of(view))})),
-           ...);
-        },
-        views);
-  };
-  facts.push_back({"the variables' scalar type (bytes)", static_cast<std::int64_t>(sizeof(T))});
-  dims("params", params.views);
-  dims("i_vars", i.views);
-  dims("j_vars", j.views);
-  facts.push_back({"the batch extent", static_cast<std::int64_t>(call->shape.batch)});
-  facts.push_back({"the formula's output dimension", call->formula_dim});
-  facts.push_back({"k", tessera::Impl::reduction_k(reduction)});
-  const GenredOptions& g = options.genred;
-  facts.push_back({"options.genred.axis", static_cast<std::int64_t>(g.axis)});
-  facts.push_back({"options.genred.summation", static_cast<std::int64_t>(g.summation)});
-  facts.push_back({"options.genred.scheme", static_cast<std::int64_t>(g.scheme)});
-  facts.push_back({"options.genred.implementation", static_cast<std::int64_t>(g.implementation)});
-  facts.push_back({"options.schedule", static_cast<std::int64_t>(options.schedule)});
-  facts.push_back(
-      {"the all-gather threshold (bytes)", static_cast<std::int64_t>(all_gather_bytes)});
-  return facts;
-}
-
-/// How many facts genred_facts gives for a formula.
-template <class Formula>
-constexpr std::size_t genred_facts_count() {
-  return 10 + Formula::param_dims::count + Formula::i_dims::count + Formula::j_dims::count;
-}
-
-/// The rank's arguments checked as a slice (genred.hpp's validated_call) and the distributed
-/// options in range; throws what a single-rank call would.
-template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
-          class Output>
-auto checked_slice(const ExecSpace& space, const Reduction& reduction, const Formula& formula,
-                   const Params<P...>& params, const IVars<I...>& i, const JVars<J...>& j,
-                   const Output& out, const DistributedOptions& options) {
-  using tessera::Impl::require;
-  require(options.schedule == Schedule::automatic || options.schedule == Schedule::ring ||
-              options.schedule == Schedule::all_gather,
-          "mpi::genred", "options.schedule is not a Schedule (got ",
-          static_cast<int>(options.schedule), ")");
-  require(options.gpu_aware == GpuAwareMpi::automatic || options.gpu_aware == GpuAwareMpi::yes ||
-              options.gpu_aware == GpuAwareMpi::no,
-          "mpi::genred", "options.gpu_aware is not a GpuAwareMpi (got ",
-          static_cast<int>(options.gpu_aware), ")");
-  return tessera::Impl::validated_call(space, reduction, formula, params, i, j, out, options.genred,
-                                       tessera::Impl::NoSparsity{},
-                                       tessera::Impl::ReducedRange::slice);
-}
-
-}  // namespace Impl
-
-namespace Impl {
-
-/// A distributed call past its collective check: the rank's validated call and where every
-/// rank's reduced rows lie.
-template <class Call>
-struct CheckedDistributed {
-  Call call;
-  SliceMap map;
-  int rank = 0, size = 1;
-};
-
-/// The collective check of a distributed genred (file comment): the rank's slice checked as a
-/// single-rank call (checked_slice), plus `extra(call)` (a pattern's checks), then the ranks'
-/// facts agreed and the whole reduced range's extents checked on every rank alike.
-template <class ExecSpace, class Reduction, class Formula, class... P, class... I, class... J,
-          class Output, class Extra>
-auto checked_distributed(MPI_Comm comm, const ExecSpace& space, const Reduction& reduction,
-                         const Formula& formula, const Params<P...>& params, const IVars<I...>& i,
-                         const JVars<J...>& j, const Output& out, const DistributedOptions& options,
-                         std::size_t all_gather_bytes, const Extra& extra) {
-  using Call = decltype(checked_slice(space, reduction, formula, params, i, j, out, options));
-  std::optional<Call> call;
-  LocalVerdict verdict;
-  std::vector<Fact> facts;
-  std::vector<std::int64_t> own{0, 0};  // output rows, reduced rows
-  try {
-    call.emplace(checked_slice(space, reduction, formula, params, i, j, out, options));
-    extra(*call);
-    facts             = genred_facts(call, reduction, params, i, j, options, all_gather_bytes);
-    const bool axis_j = options.genred.axis == Axis::j;
-    own               = {static_cast<std::int64_t>(axis_j ? call->shape.m : call->shape.n),
-                         static_cast<std::int64_t>(axis_j ? call->shape.n : call->shape.m)};
-  } catch (...) {
-    verdict = LocalVerdict::from_current_exception();
-  }
-  // Every rank passes as many facts: a failed rank pads with zeros (its verdict is reported).
-  facts.resize(genred_facts_count<Formula>(), {"", 0});
-  const std::vector<std::int64_t> rows = agree(comm, "mpi::genred", verdict, facts, own);
-
-  CheckedDistributed<Call> checked{*call, {}, 0, 1};
-  MPI_Comm_rank(comm, &checked.rank);
-  MPI_Comm_size(comm, &checked.size);
-  SliceMap& map     = checked.map;
-  std::size_t total = 0;
-  for (int r = 0; r < checked.size; ++r) {
-    const auto reduced = static_cast<std::size_t>(rows[2 * r + 1]);
-    map.start.push_back(static_cast<int>(std::min<std::size_t>(total, INT_MAX)));
-    map.rows.push_back(static_cast<int>(reduced));
-    map.max_rows = std::max(map.max_rows, map.rows.back());
-    total += reduced;
-  }
-  tessera::Impl::require_int_extent("mpi::genred", "the whole reduced range", total);
-  map.total = static_cast<int>(total);
-  tessera::Impl::check_reduced_extent<Reduction, typename Call::index_type>(
-      reduction, total, tessera::Impl::indices_name<Reduction>());
-  space.fence();  // the caller's work on `space` may still write the variables
-  return checked;
-}
-
-/// Whether device memory goes to MPI through pinned host buffers.
-template <class ExecSpace>
-bool staged_exchange(const DistributedOptions& options) {
-  using Memory              = typename ExecSpace::memory_space;
-  constexpr bool host_reads = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible;
-  const bool gpu_aware      = options.gpu_aware == GpuAwareMpi::yes ||
-                         (options.gpu_aware == GpuAwareMpi::automatic && gpu_aware_mpi());
-  return !host_reads && !gpu_aware;
-}
-
-}  // namespace Impl
 
 /// Distributed genred: this rank's output rows reduced over every rank's reduced rows; see the
 /// file comment for the distribution, the checks and the costs. Collective over `comm`. Returns
@@ -216,6 +76,7 @@ DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction&
                          const JVars<J...>& j, const Output& out,
                          const DistributedOptions& options = {}) {
   const auto start = std::chrono::steady_clock::now();
+  const tessera::Impl::ProfilingRegion region("tessera::mpi::genred");
   DistributedReport report;
   const std::size_t all_gather_bytes = options.all_gather_bytes > 0
                                            ? options.all_gather_bytes
@@ -266,6 +127,7 @@ DistributedReport genred(MPI_Comm comm, const ExecSpace& space, const Reduction&
                          const DistributedBlockSparsity<MemorySpace>& pattern,
                          const DistributedOptions& options = {}) {
   const auto start = std::chrono::steady_clock::now();
+  const tessera::Impl::ProfilingRegion region("tessera::mpi::genred");
   DistributedReport report;
   const auto checked = Impl::checked_distributed(
       comm, space, reduction, formula, params, i, j, out, options, std::size_t{0},

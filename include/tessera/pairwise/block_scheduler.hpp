@@ -14,7 +14,7 @@
 // whose rows, read in order, are scipy's condensed distance vector (matrix_layout.hpp).
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -88,7 +88,7 @@ struct BlockSchedulerConfig {
   std::size_t max_output_elements = 0;
   /// Blocks the budget is split into (more, smaller blocks overlap better); at least 1.
   std::size_t n_splits_hint = 1;
-  /// Occupancy floor on the block side (0: none); see min_block_side() in pairwise.hpp.
+  /// Occupancy floor on the block side (0: none); see PairwiseOptions::min_block_side.
   std::size_t min_block_side = 0;
 };
 

@@ -2,7 +2,7 @@
 // it.
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 
 #include <array>
 #include <cstddef>

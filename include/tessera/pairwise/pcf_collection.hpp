@@ -17,9 +17,10 @@
 // as the plots show them (masspcf's functions all start at t = 0, where both conventions agree).
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/pairwise/function_shape.hpp>
+#include <tessera/pairwise/impl/pcf_validation.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -151,96 +152,6 @@ struct PcfSummary {
   std::size_t max_points = 0;  ///< breakpoints of the longest function
 };
 
-namespace Impl {
-
-/// Why a function is invalid, as the device check reports it.
-enum class PcfDefect : int {
-  none = 0,
-  empty,             // offsets(f + 1) <= offsets(f)
-  past_end,          // offsets(f + 1) > breakpoints.extent(0)
-  time_not_finite,   // a time is NaN or infinite
-  time_unsorted,     // t_{k+1} <= t_k
-  value_not_finite,  // a value is NaN or infinite
-  tail_not_zero,     // the last value is not 0 with an infinite integration end
-};
-
-template <class T>
-KOKKOS_INLINE_FUNCTION bool is_finite(T x) {
-  return x - x == T(0);  // false for NaN and +-infinity; needs no math library on any backend
-}
-
-/// The first defect of breakpoints [begin, end) of one function, and the breakpoint it is at.
-template <class Breakpoints>
-KOKKOS_INLINE_FUNCTION PcfDefect pcf_defect(const Breakpoints& bp, std::size_t begin,
-                                            std::size_t end, bool infinite_end,
-                                            std::size_t& where) {
-  using T = std::remove_const_t<typename Breakpoints::value_type>;
-  where   = begin;
-  if (end <= begin) return PcfDefect::empty;
-  if (end > bp.extent(0)) return PcfDefect::past_end;
-  for (std::size_t k = begin; k < end; ++k) {
-    where     = k;
-    const T t = bp(k, 0);
-    if (!is_finite(t)) return PcfDefect::time_not_finite;
-    if (k > begin && !(t > bp(k - 1, 0))) return PcfDefect::time_unsorted;
-    if (!is_finite(bp(k, 1))) return PcfDefect::value_not_finite;
-  }
-  if (infinite_end && bp(end - 1, 1) != T(0)) return PcfDefect::tail_not_zero;
-  return PcfDefect::none;
-}
-
-/// Index of the first invalid function (n if none) and the longest function's length.
-template <class Offsets, class Breakpoints>
-struct PcfCheck {
-  Offsets offsets;
-  Breakpoints breakpoints;
-  bool infinite_end;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t f, std::size_t& first_bad) const {
-    std::size_t where;
-    if (pcf_defect(breakpoints, offsets(f), offsets(f + 1), infinite_end, where) !=
-            PcfDefect::none &&
-        f < first_bad) {
-      first_bad = f;
-    }
-  }
-};
-template <class Offsets>
-struct PcfLongest {
-  Offsets offsets;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t f, std::size_t& longest) const {
-    const std::size_t len = offsets(f + 1) - offsets(f);
-    if (len > longest) longest = len;
-  }
-};
-
-/// An execution space that can read MemorySpace: the host when it can, else the space's own.
-template <class MemorySpace>
-using ValidationSpace = std::conditional_t<
-    Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, MemorySpace>::accessible,
-    Kokkos::DefaultHostExecutionSpace, typename MemorySpace::execution_space>;
-
-inline const char* describe(PcfDefect d) {
-  switch (d) {
-    case PcfDefect::empty:
-      return "has no breakpoints (offsets must increase strictly)";
-    case PcfDefect::past_end:
-      return "ends past the last breakpoint (offsets exceed breakpoints)";
-    case PcfDefect::time_not_finite:
-      return "has a NaN or infinite time";
-    case PcfDefect::time_unsorted:
-      return "has times that do not increase strictly";
-    case PcfDefect::value_not_finite:
-      return "has a NaN or infinite value";
-    case PcfDefect::tail_not_zero:
-      return "ends at a non-zero value, so its integral to end_time = +infinity diverges "
-             "(end the function at 0 or pass a finite end_time)";
-    default:
-      return "is valid";
-  }
-}
-
-}  // namespace Impl
-
 /// Checks a collection and summarises it: offsets(0) = 0 and offsets(n) = number of
 /// breakpoints; every function non-empty, with finite, strictly increasing times and finite
 /// values; with an infinite end_time, every function's last value 0 (see the file comment).
@@ -313,65 +224,9 @@ PcfSummary validate_pcfs(const PcfCollection<T, MemorySpace>& pcfs,
   return summary;
 }
 
-namespace Impl {
-
-/// The functions of a host list as a host collection (not validated).
-template <class T>
-PcfCollection<T, Kokkos::HostSpace> host_pcfs(
-    const std::vector<std::vector<std::array<T, 2>>>& functions) {
-  Kokkos::View<std::size_t*, Kokkos::HostSpace> offsets("tessera::pcf_offsets",
-                                                        functions.size() + 1);
-  for (std::size_t f = 0; f < functions.size(); ++f)
-    offsets(f + 1) = offsets(f) + functions[f].size();
-  Kokkos::View<T* [2], Kokkos::LayoutRight, Kokkos::HostSpace> breakpoints(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::pcf_breakpoints"),
-      offsets(functions.size()));
-  for (std::size_t f = 0; f < functions.size(); ++f) {
-    for (std::size_t k = 0; k < functions[f].size(); ++k) {
-      breakpoints(offsets(f) + k, 0) = functions[f][k][0];
-      breakpoints(offsets(f) + k, 1) = functions[f][k][1];
-    }
-  }
-  return {offsets, breakpoints};
-}
-
-/// The functions of host lists of times and values as a host collection (the lengths checked,
-/// nothing else).
-template <class T>
-PcfCollection<T, Kokkos::HostSpace> host_pcfs(const std::vector<std::vector<T>>& times,
-                                              const std::vector<std::vector<T>>& values) {
-  if (times.size() != values.size()) {
-    throw std::invalid_argument(concat("tessera::PcfCollection: times holds ", times.size(),
-                                       " functions and values ", values.size(),
-                                       " (expected one list of values per list of times)"));
-  }
-  std::vector<std::vector<std::array<T, 2>>> functions(times.size());
-  for (std::size_t f = 0; f < times.size(); ++f) {
-    if (times[f].size() != values[f].size()) {
-      throw std::invalid_argument(concat("tessera::PcfCollection: times[", f, "] has ",
-                                         times[f].size(), " entries and values[", f, "] ",
-                                         values[f].size(), " (expected one value per time)"));
-    }
-    for (std::size_t k = 0; k < times[f].size(); ++k)
-      functions[f].push_back({times[f][k], values[f][k]});
-  }
-  return host_pcfs(functions);
-}
-
-/// A host collection checked by validate_pcfs() but for the tails (a finite end), then copied
-/// to MemorySpace (no copy for host memory). The one check of every way a collection is read.
-template <class MemorySpace, class T>
-PcfCollection<T, MemorySpace> validated_pcfs(const PcfCollection<T, Kokkos::HostSpace>& host,
-                                             const char* caller, const char* argument) {
-  validate_pcfs(host, std::numeric_limits<T>::max(), caller, argument);
-  if constexpr (std::is_same_v<MemorySpace, Kokkos::HostSpace>) {
-    return host;
-  } else {
-    return {Kokkos::create_mirror_view_and_copy(MemorySpace{}, host.offsets()),
-            Kokkos::create_mirror_view_and_copy(MemorySpace{}, host.breakpoints())};
-  }
-}
-
-}  // namespace Impl
-
 }  // namespace tessera
+
+// The constructors' bodies (Impl::host_pcfs, Impl::validated_pcfs). Last, since they build
+// collections and call validate_pcfs(): their header includes this one, so either header may
+// come first.
+#include <tessera/pairwise/impl/pcf_builders.hpp>

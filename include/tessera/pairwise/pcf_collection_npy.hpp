@@ -7,7 +7,7 @@
 // where each function is a (K_f, 2) array of rows (t, v) (masspcf's point arrays).
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/pairwise/impl/npy_read.hpp>
 #include <tessera/pairwise/pcf_collection.hpp>
 

@@ -9,7 +9,7 @@
 // two members; which pairs a call computes is the call's (pdist: i < j, l2_kernel: i <= j).
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
 
 namespace tessera {

@@ -11,98 +11,34 @@
 // Targets: a rank-1 (or contiguous LayoutRight) View in host memory, filled by host threads from
 // the downloaded block; a View in the execution space's memory, filled by a kernel from the
 // block on the device (no download); a .npy file (npy_file.hpp), written by host threads.
+//
+// The Writer concept (what the pipeline, impl/block_pipeline.hpp, asks of a writer of T values
+// on an execution space ExecSpace; Impl::is_result_writer checks it at compile time):
+//   static constexpr bool on_host;   // true: blocks reach the writer from host memory
+//   MatrixLayout layout() const;     // the output's layout
+//   void write_host(const BlockInfo&, const BlockStorage&, std::size_t r0, std::size_t n,
+//                   const T* rows);  // (on_host) rows [r0, r0 + n) of a block, in host memory
+//                                    // laid out as the storage lays out those rows
+//   void write_device(const ExecSpace&, const BlockInfo&, const BlockStorage&, const T* block);
+//                                    // (not on_host) queues the copy of a block, in the space's
+//                                    // memory, into place on the space
+//   void finish();                   // after the last block: the values are in place
+// ArrayWriter and NpyWriter below are the writers of a single-rank call (tessera::mpi adds
+// MpiNpyWriter).
 #pragma once
 
-#include <tessera/core/errors.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
-#include <tessera/pairwise/impl/host_stream_copy.hpp>
+#include <tessera/pairwise/impl/row_copy.hpp>
 #include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/npy_file.hpp>
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
 #include <cstddef>
-#include <cstring>
-#include <limits>
 #include <memory>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace tessera {
-
-namespace Impl {
-
-/// Where the kept values of row r0 + r of block b go: output position `to`, `count` values,
-/// read from `from` values past the start of rows [r0, ..) in the block's storage.
-struct RowMove {
-  std::size_t to, from, count;
-};
-KOKKOS_INLINE_FUNCTION RowMove row_move(const BlockInfo& b, const BlockStorage& storage,
-                                        std::size_t r0, std::size_t r, MatrixLayout layout,
-                                        std::size_t n_cols) {
-  const std::size_t i = b.rows.first + r0 + r, row_first = layout_row_first(layout, i);
-  const std::size_t first = row_first > b.cols.first ? row_first : b.cols.first;
-  const std::size_t end   = b.cols.last + 1;
-  if (first >= end) return {0, 0, 0};  // the row keeps none of the block's columns
-  return {layout_index(layout, i, first, n_cols),
-          storage.index(r0 + r, first - b.cols.first) - storage.row_start(r0), end - first};
-}
-
-/// Copies the kept values of block rows r0 + r from `rows` (the block's rows [r0, ..) as its
-/// storage lays them out) to a host array, one stream_copy per row (run on host threads).
-template <class T>
-struct HostRowCopy {
-  T* out;
-  const T* rows;
-  BlockInfo b;
-  BlockStorage storage;
-  std::size_t r0;
-  MatrixLayout layout;
-  std::size_t n_cols;
-  void operator()(std::size_t r) const {
-    const RowMove m = row_move(b, storage, r0, r, layout, n_cols);
-    if (m.count > 0) stream_copy(out + m.to, rows + m.from, m.count * sizeof(T));
-  }
-};
-
-/// As HostRowCopy into a .npy file; counts the rows whose write failed.
-template <class T>
-struct FileRowCopy {
-  const NpyFileWriter<T>* file;
-  const T* rows;
-  BlockInfo b;
-  BlockStorage storage;
-  std::size_t r0;
-  MatrixLayout layout;
-  std::size_t n_cols;
-  void operator()(std::size_t r, std::size_t& failures) const {
-    const RowMove m = row_move(b, storage, r0, r, layout, n_cols);
-    if (m.count > 0 && !file->write(rows + m.from, m.to, m.count)) ++failures;
-  }
-};
-
-/// The device-side copy: a team per block row, its threads over the row's kept columns.
-template <class ExecSpace, class T>
-struct DeviceRowCopy {
-  T* out;
-  const T* block;
-  BlockInfo b;
-  BlockStorage storage;
-  MatrixLayout layout;
-  std::size_t n_cols;
-  KOKKOS_INLINE_FUNCTION void operator()(
-      const typename Kokkos::TeamPolicy<ExecSpace>::member_type& m) const {
-    const RowMove move = row_move(b, storage, 0, m.league_rank(), layout, n_cols);
-    T* dst             = out + move.to;
-    const T* src       = block + move.from;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, move.count),
-                         [&](std::size_t k) { dst[k] = src[k]; });
-  }
-};
-
-}  // namespace Impl
 
 /// Writes blocks into a contiguous array of layout_size() values: host memory (on_host =
 /// true: host threads copy the downloaded block) or the execution space's memory (a kernel

@@ -11,11 +11,11 @@
 // merge walk, so the work and memory are proportional to the input plus the output (the runs).
 #pragma once
 
-#include <tessera/cluster/impl/block_sparse_axis.hpp>
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/block_sparse_axis.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/sort_view.hpp>
+#include <tessera/core/impl/sorted_search.hpp>
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/sort_view.hpp>
-#include <tessera/core/sorted_search.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -2,7 +2,7 @@
 // stores, and the dispatch from a plan's run-time groups to their compiled kernels.
 #pragma once
 
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/fusion/plan.hpp>
 
 #include <cstddef>

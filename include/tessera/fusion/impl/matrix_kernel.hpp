@@ -18,8 +18,8 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/streaming_access.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/streaming_access.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
 
@@ -232,7 +232,7 @@ KOKKOS_INLINE_FUNCTION void matrix_element(const StepList& steps,
 }
 
 /// Loads element i of the matrices in Loads (bit K: Mat<K>) into regs[K RS] (0 when not inside),
-/// with streaming loads (core/streaming_access.hpp) when Streamed.
+/// with streaming loads (core/impl/streaming_access.hpp) when Streamed.
 template <std::uint64_t Loads, int RS, bool Streamed = false, int K = 0, class T, std::size_t P,
           bool RowsOwned>
 KOKKOS_INLINE_FUNCTION void load_matrices(const MatrixEval<T, P, RowsOwned>& ev, std::size_t i,
@@ -249,7 +249,7 @@ KOKKOS_INLINE_FUNCTION void load_matrices(const MatrixEval<T, P, RowsOwned>& ev,
 /// Stores elements (o, s) .. (o, s + N - 1) of the matrices written by steps S .. S1 - 1 of a
 /// step list (M: those not stored yet) from registers (matrix K's N consecutive values from
 /// regs[K RS] on), those in `streamed` (bit K: Mat<K>) with streaming stores
-/// (core/streaming_access.hpp).
+/// (core/impl/streaming_access.hpp).
 template <int S, int S1, int RS, int N = 1, std::uint64_t M = 0, class StepList, class T,
           std::size_t P, bool RowsOwned>
 KOKKOS_INLINE_FUNCTION void store_matrices(const StepList& steps,

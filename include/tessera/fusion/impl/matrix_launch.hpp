@@ -4,7 +4,7 @@
 // they fit; else its teams sweeping whole lines (matrix_kernel.hpp).
 #pragma once
 
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/fusion/impl/group_dispatch.hpp>
 #include <tessera/fusion/impl/matrix_held_kernel.hpp>
 #include <tessera/fusion/impl/matrix_kernel.hpp>

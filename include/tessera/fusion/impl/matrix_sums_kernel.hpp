@@ -8,7 +8,7 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/fusion/impl/matrix_kernel.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>

@@ -8,8 +8,8 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/streaming_access.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/streaming_access.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/fusion/impl/group_dispatch.hpp>
 #include <tessera/fusion/plan.hpp>
 #include <tessera/fusion/step.hpp>
@@ -109,8 +109,8 @@ struct GroupKernel {
   static constexpr int lanes = tessera::Impl::fusion_lanes<ExecSpace, T>;
 
   /// Stores elements i .. i + lanes - 1 of the vectors in Stores (bit K: Vec<K>) from
-  /// regs[K][0 .. lanes - 1]: with streaming stores (core/streaming_access.hpp) those the group
-  /// does not read (an output it read first is in cache already), with ordinary stores the
+  /// regs[K][0 .. lanes - 1]: with streaming stores (core/impl/streaming_access.hpp) those the
+  /// group does not read (an output it read first is in cache already), with ordinary stores the
   /// others.
   template <std::uint64_t Stores, int K = 0>
   KOKKOS_INLINE_FUNCTION void store_lanes(std::size_t i,

@@ -13,7 +13,8 @@
 // include line.
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/profiling_region.hpp>
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/genred/impl/distance_rule.hpp>
 #include <tessera/genred/impl/genred_call.hpp>
@@ -107,9 +108,12 @@ void launch_along_axis(const ExecSpace& space, const Call& call, const Red& red)
   }
 }
 
-/// Runs a validated call: its reducer (with_reducer) in the direction of options.axis.
+/// Runs a validated call: its reducer (with_reducer) in the direction of options.axis, inside
+/// the Kokkos Tools region tessera::genred (the 2D scheme and the selections launch several
+/// kernels).
 template <class ExecSpace, class Call, class Reduction>
 void dispatch(const ExecSpace& space, const Call& call, const Reduction& reduction) {
+  const ProfilingRegion region("tessera::genred");
   with_reducer(call, reduction, [&](const auto& red) { launch_along_axis(space, call, red); });
 }
 

@@ -5,14 +5,14 @@
 //
 // Two rules, both traits of the execution space: PortableDistanceRule<ExecSpace>, for the
 // portable kernel (always; also where the backend's kernels decline a call), read from the
-// space's tuning policy (core/tiling.hpp: genred_automatic_expanded_min_dim), and
+// space's tuning policy (core/impl/tiling.hpp: genred_automatic_expanded_min_dim), and
 // DistanceRule<ExecSpace>, for the backend's hand-written kernels (GenredBackend), which is the
 // portable rule unless a backend specialises it: impl/cuda/cuda_distance_rule.hpp does for
 // Tessera's CUDA kernels. docs/genred.md ("Distance::automatic") has the measurements behind each
 // rule and the accuracy it promises.
 #pragma once
 
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/impl/genred_call.hpp>
 

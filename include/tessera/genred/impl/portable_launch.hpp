@@ -3,8 +3,8 @@
 // hand-written kernels).
 #pragma once
 
-#include <tessera/core/errors.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/impl/combine_partials.hpp>
 #include <tessera/genred/impl/schedule.hpp>
 #include <tessera/genred/impl/tiled_reduce.hpp>

@@ -3,10 +3,10 @@
 // block-sparse team tables, and the second (combine) kernel of the 2D scheme.
 #pragma once
 
-#include <tessera/core/errors.hpp>
-#include <tessera/core/sorted_search.hpp>
-#include <tessera/core/tiling.hpp>
-#include <tessera/cluster/impl/block_sparse_axis.hpp>
+#include <tessera/core/impl/block_sparse_axis.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/sorted_search.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/options.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -57,7 +57,7 @@ struct SparseTile {
 };
 
 /// The block-sparse schedule of one direction for one tile height, as raw pointers (see
-/// block_sparse_build.hpp): team tile t of a batch entry lies inside the segment q whose
+/// core/impl/block_sparse_axis.hpp): team tile t of a batch entry lies inside the segment q whose
 /// tile_starts[q] <= t < tile_starts[q + 1].
 struct SparseSchedule {
   const int* segments    = nullptr;  // (Q, 2) outer segments

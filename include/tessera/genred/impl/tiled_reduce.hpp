@@ -17,7 +17,7 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/impl/genred_call.hpp>
 #include <tessera/genred/impl/output_access.hpp>
 #include <tessera/genred/impl/reducers.hpp>

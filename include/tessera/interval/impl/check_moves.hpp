@@ -3,9 +3,9 @@
 // (a sort, under IntervalOptions::check_overlap).
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/sort_view.hpp>
+#include <tessera/core/impl/sort_view.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -30,8 +30,8 @@
 // move searches the regrouped offsets.
 #pragma once
 
-#include <tessera/core/scratch_atomic.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/scratch_atomic.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/interval/impl/check_moves.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
 #include <tessera/interval/interval_options.hpp>

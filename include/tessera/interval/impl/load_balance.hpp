@@ -33,7 +33,9 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/errors.hpp>
+#include <tessera/core/impl/tiling.hpp>
+#include <tessera/interval/impl/check_offsets.hpp>
 #include <tessera/interval/interval_options.hpp>
 #include <tessera/interval/interval_workspace.hpp>
 

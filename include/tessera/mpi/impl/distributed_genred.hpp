@@ -21,7 +21,7 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/impl/dispatch.hpp>
 #include <tessera/genred/impl/genred_call.hpp>
 #include <tessera/genred/impl/partial_accumulators.hpp>

@@ -4,7 +4,7 @@
 // serves (a parallel one across nodes). The file is opened and closed collectively.
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/mpi/impl/agreement.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/matrix_layout.hpp>

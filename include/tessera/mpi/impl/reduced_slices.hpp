@@ -4,7 +4,7 @@
 // all ranks, concatenated in rank order, are the whole reduced range.
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/genred/impl/var_group.hpp>
 #include <tessera/mpi/impl/agreement.hpp>
 

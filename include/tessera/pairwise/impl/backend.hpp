@@ -10,7 +10,7 @@
 // file (today impl/cuda/, for Kokkos::Cuda).
 #pragma once
 
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 
 #include <Kokkos_Core.hpp>
 

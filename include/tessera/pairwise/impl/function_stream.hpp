@@ -9,7 +9,7 @@
 // Uploads are queued on the compute instance, behind the previous block's kernel.
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/pcf_collection.hpp>
 

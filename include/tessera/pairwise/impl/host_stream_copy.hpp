@@ -5,8 +5,8 @@
 // of three. Elsewhere it is std::memcpy.
 #pragma once
 
-#include <tessera/core/streaming_access.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/streaming_access.hpp>
+#include <tessera/core/impl/tiling.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -9,7 +9,7 @@
 // target. The one .npy parser of the library: read_npy() and read_pcf_collection_npy() use it.
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/pairwise/impl/npy_dtype.hpp>
 
 #include <cerrno>

@@ -18,7 +18,7 @@
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/matrix_layout.hpp>
 #include <tessera/pairwise/pcf_collection.hpp>

@@ -9,7 +9,7 @@
 #pragma once
 
 #include <tessera/core/span.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/pairwise/block_scheduler.hpp>
 #include <tessera/pairwise/impl/pcf_kernel.hpp>
 #include <tessera/pairwise/matrix_layout.hpp>

@@ -7,7 +7,7 @@
 // direct distance, exact to rounding).
 #pragma once
 
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/impl/cuda/matrix_radial_cuda.hpp>
 #include <tessera/genred/impl/cuda/matrix_sum_cuda.hpp>

@@ -9,7 +9,7 @@
 // caller, so sharing them changes no result.
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -35,8 +35,8 @@
 // bits); the workspace is linear in the sizes: k + margin candidates per output row and chunk.
 #pragma once
 
-#include <tessera/core/tiling.hpp>
-#include <tessera/core/tools_labels.hpp>
+#include <tessera/core/impl/tiling.hpp>
+#include <tessera/core/impl/tools_labels.hpp>
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>

@@ -20,7 +20,7 @@
 // and the WN warps across the tile are combined at the end, through shared memory).
 #pragma once
 
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>

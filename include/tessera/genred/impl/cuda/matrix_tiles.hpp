@@ -15,7 +15,7 @@
 // CudaTuning's (matrix_tile_*).
 #pragma once
 
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
 #include <tessera/genred/impl/cuda/mma.hpp>
 #include <tessera/genred/impl/cuda/pipeline_step.hpp>

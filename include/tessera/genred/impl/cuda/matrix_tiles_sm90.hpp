@@ -19,7 +19,7 @@
 // columns 8 nt + 2t and 8 nt + 2t + 1.
 #pragma once
 
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/impl/cuda/matrix_operands.hpp>
 #include <tessera/genred/impl/cuda/mma.hpp>
 #include <tessera/genred/impl/cuda/pipeline_step.hpp>

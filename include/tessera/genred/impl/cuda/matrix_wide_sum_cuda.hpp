@@ -72,7 +72,7 @@
 // 1 KiB of row constants.
 #pragma once
 
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/cuda/matrix_engine.hpp>

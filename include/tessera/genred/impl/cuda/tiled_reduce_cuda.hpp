@@ -17,10 +17,10 @@
 // the portable kernel (which can use level-1 scratch).
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/tiling.hpp>
-#include <tessera/core/tools_labels.hpp>
+#include <tessera/core/impl/tiling.hpp>
+#include <tessera/core/impl/tools_labels.hpp>
 #include <tessera/genred/impl/combine_partials.hpp>
 #include <tessera/genred/impl/cuda/launch_cache.hpp>
 #include <tessera/genred/impl/schedule.hpp>

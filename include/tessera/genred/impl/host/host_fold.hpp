@@ -13,7 +13,7 @@
 //    groups with a candidate go through the reducer's add_filtered() in index order.
 //  - LogSumExp and the softmax-weighted sums: the tile's maximum first, one rescaling of the
 //    running sums when it exceeds the running maximum, then lane sums of exp(f - m) (one exp
-//    per value, vectorised: core/host_exp.hpp).
+//    per value, vectorised: core/impl/host_exp.hpp).
 // Every branch on a lane's value is a select, so that the loops stay vectorisable; values past
 // `rows` (padding of the last tile) are never read.
 #pragma once

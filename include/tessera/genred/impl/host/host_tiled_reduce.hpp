@@ -12,8 +12,8 @@
 //  2. for each piece of a range inside one tile, F is evaluated for the R outer rows against
 //     the piece's staged rows, widened to whole groups of L rows, in one loop that the compiler
 //     vectorises across rows (the formula inlined, its exp the vectorisable one of
-//     core/host_exp.hpp), into f[(r * FD + c) * TJ + jj]; a dense call's pieces are whole tiles.
-//     Radial kernels, squared distances and dot products of enough components
+//     core/impl/host_exp.hpp), into f[(r * FD + c) * TJ + jj]; a dense call's pieces are whole
+//     tiles. Radial kernels, squared distances and dot products of enough components
 //     (Tuning::genred_host_blocked_min_dim*) first sum their pairs' D components as a
 //     small matrix product, R x L sums in registers (host_blocked_pairs.hpp), then finish the
 //     values in the vectorised loop;
@@ -22,11 +22,11 @@
 // The staged tile and the values stay in L1 (Tuning::genred_host_tile_bytes). Blocks are spread
 // over the execution space's threads as a TeamPolicy of one-thread teams, whose scratch memory
 // holds the values and the accumulators. The kernel is host code only (it calls host_fold.hpp's
-// functions and core/host_exp.hpp through them).
+// functions and core/impl/host_exp.hpp through them).
 #pragma once
 
 #include <tessera/core/kokkos_compat.hpp>
-#include <tessera/core/tiling.hpp>
+#include <tessera/core/impl/tiling.hpp>
 #include <tessera/genred/impl/host/host_blocked_pairs.hpp>
 #include <tessera/genred/impl/host/host_fold.hpp>
 #include <tessera/genred/impl/schedule.hpp>

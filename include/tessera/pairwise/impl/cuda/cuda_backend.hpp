@@ -3,7 +3,7 @@
 // instance's stream (they do not wait, so the pipeline keeps its overlap).
 #pragma once
 
-#include <tessera/core/errors.hpp>
+#include <tessera/core/impl/errors.hpp>
 #include <tessera/pairwise/impl/backend.hpp>
 
 #include <Kokkos_Core.hpp>

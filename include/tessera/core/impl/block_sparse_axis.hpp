@@ -1,15 +1,21 @@
-// What the block-sparse reductions read of a BlockSparseRanges: one direction of the pattern
-// (BlockSparseAxis) and the index-range View type, apart from the kernels that build them
-// (block_sparse_build.hpp), which sort and so bring Kokkos_Sort.hpp (Thrust under CUDA, about
-// 9 s of nvcc time per translation unit) to whoever includes them. tessera::genred includes
-// this header and a declaration of BlockSparseRanges: a call that passes one has included
-// cluster/block_sparse_ranges.hpp to build it.
+// A block-sparse pattern as the block-sparse reductions read it: one direction of the pattern
+// (BlockSparseAxis) with the team tables of the block-sparse schedule, and the index-range View
+// type. Shared by the module that builds patterns (cluster: BlockSparseRanges and the kernels of
+// cluster/impl/block_sparse_build.hpp, which fill these fields, team tables included) and the one
+// that reads them (genred: impl/schedule.hpp walks a direction tile by tile), hence in core.
+//
+// Kept apart from the kernels that build a pattern, which sort and so bring Kokkos_Sort.hpp
+// (Thrust under CUDA, about 9 s of nvcc time per translation unit) to whoever includes them.
+// tessera::genred includes this header and declares BlockSparseRanges itself (genred.hpp): a call
+// that passes one has included cluster/block_sparse_ranges.hpp to build it.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
 namespace tessera {
 
+/// (rows, 2) index ranges [start, end), one a row: the segments and ranges of a block-sparse
+/// pattern, the cluster ranges of cluster/clustering.hpp.
 template <class MemorySpace>
 using IndexRanges = Kokkos::View<int* [2], Kokkos::LayoutRight, MemorySpace>;
 
@@ -32,9 +38,4 @@ struct BlockSparseAxis {
 };
 
 }  // namespace Impl
-
-/// A validated block-sparsity pattern (cluster/block_sparse_ranges.hpp).
-template <class MemorySpace>
-class BlockSparseRanges;
-
 }  // namespace tessera
