@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tessera/core/version.hpp>
+#include <tessera/core/workspace.hpp>
 
 #include <tessera/cluster/block_sparse_from_cutoff.hpp>
 #include <tessera/cluster/block_sparse_ranges.hpp>
@@ -20,7 +21,6 @@
 #include <tessera/fusion/run.hpp>
 #include <tessera/fusion/step.hpp>
 #include <tessera/fusion/tuner.hpp>
-#include <tessera/fusion/workspace.hpp>
 
 #include <tessera/genred/builtin_formulas.hpp>
 #include <tessera/genred/formula.hpp>
@@ -33,7 +33,6 @@
 #include <tessera/interval/interval_expand.hpp>
 #include <tessera/interval/interval_move.hpp>
 #include <tessera/interval/interval_options.hpp>
-#include <tessera/interval/interval_workspace.hpp>
 #include <tessera/interval/load_balancing_search.hpp>
 #include <tessera/interval/sequence.hpp>
 

@@ -242,9 +242,9 @@ void kokkosblas_ger(const Vector& u, const Vector& v, const Matrix& A) {
 #endif
 
 /// The workspace the matrix rows keep their partial sums in (freed before Kokkos::finalize).
-fusion::Workspace& workspace() {
-  static fusion::Workspace* w = [] {
-    auto* made = new fusion::Workspace();
+tessera::Workspace& workspace() {
+  static tessera::Workspace* w = [] {
+    auto* made = new tessera::Workspace();
     Kokkos::push_finalize_hook([made] { delete made; });
     return made;
   }();

@@ -5,8 +5,8 @@
 // packings), so that every interval is read from and written to an unrelated place.
 // Rows (all in one process, on the same data):
 //   <case>/device_copy            Kokkos::deep_copy of the same 2^27 items (the bandwidth ceiling)
-//   <case>/interval_move          tessera::interval_move, IntervalOptions::check off, with an
-//                                 IntervalWorkspace (as cub's temporary storage, allocated
+//   <case>/interval_move          tessera::interval_move, IntervalOptions::check off, with a
+//                                 tessera::Workspace (as cub's temporary storage, allocated
 //                                 outside the timing; so are those of gather and expand), the
 //                                 default IntervalOrder (automatic: on GPUs by destination
 //                                 for the cases of mean 32, 256 and the power law)
@@ -134,10 +134,10 @@ struct Case {
 
 /// The workspace of the tessera rows (like cub's temporary storage, allocated outside the
 /// timing); first called inside the Kokkos scope, which releases it.
-tessera::IntervalWorkspace<Space>& workspace() {
+tessera::Workspace& workspace() {
   static auto* w = [] {
-    auto* p = new tessera::IntervalWorkspace<Space>();
-    Kokkos::push_finalize_hook([p] { *p = tessera::IntervalWorkspace<Space>(); });
+    auto* p = new tessera::Workspace();
+    Kokkos::push_finalize_hook([p] { p->release(); });
     return p;
   }();
   return *w;
@@ -407,6 +407,7 @@ void call(Row row, const std::string& name, const Case& c, const tessera::Interv
   tessera::IntervalOptions unchecked;
   unchecked.check                  = false;
   unchecked.tile                   = tile;
+  unchecked.workspace              = &workspace();
   tessera::IntervalOptions ordered = unchecked;  // the two orders of the moves' kernel
   switch (row) {
     case Row::device_copy:
@@ -414,25 +415,24 @@ void call(Row row, const std::string& name, const Case& c, const tessera::Interv
       break;
     case Row::interval_move:
       tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output,
-                             unchecked, &workspace());
+                             unchecked);
       break;
     case Row::interval_move_given:
     case Row::interval_move_by_destination:
       ordered.order = row == Row::interval_move_given ? tessera::IntervalOrder::given
                                                       : tessera::IntervalOrder::by_destination;
       tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output,
-                             ordered, &workspace());
+                             ordered);
       break;
     case Row::interval_move_checked:
       tessera::interval_move(Space(), c.total, c.gather, c.scatter, c.offsets, c.input, c.output);
       break;
     case Row::interval_gather:
-      tessera::interval_gather(Space(), c.total, c.gather, c.offsets, c.input, c.output, unchecked,
-                               &workspace());
+      tessera::interval_gather(Space(), c.total, c.gather, c.offsets, c.input, c.output, unchecked);
       break;
     case Row::interval_scatter:
       tessera::interval_scatter(Space(), c.total, c.scatter, c.offsets, c.input, c.output,
-                                unchecked, &workspace());
+                                unchecked);
       break;
     case Row::cub_batched_copy:
 #ifdef TESSERA_BENCH_CUB
@@ -455,8 +455,7 @@ void call(Row row, const std::string& name, const Case& c, const tessera::Interv
       block_permutation(c, Blocks::misaligned_wide);
       break;
     case Row::interval_expand:
-      tessera::interval_expand(Space(), c.total, c.offsets, c.gather, c.output, unchecked,
-                               &workspace());
+      tessera::interval_expand(Space(), c.total, c.offsets, c.gather, c.output, unchecked);
       break;
     case Row::naive_expand:
       naive_expand(c);

@@ -152,7 +152,7 @@ template <class ExecSpace, class Seq, class Bound, class Call, class Reset, clas
 void for_every_plan(const Seq& seq, const Bound& bound, const Call& call, const Reset& reset,
                     const Check& check) {
   using Tuning = tessera::Impl::Tuning<ExecSpace>;
-  fusion::Workspace workspace;  // the partial sums in the caller's buffer
+  tessera::Workspace workspace;  // the partial sums in the caller's buffer
   fusion::FusionOptions narrow;
   narrow.per_thread = 1;
   narrow.team_size  = Tuning::fusion_max_team_size < 32 ? Tuning::fusion_max_team_size : 32;
@@ -534,27 +534,61 @@ TEST(FusionMatrixPlans, TheOwnedAxisDecidesWhichSequencesReadTheMatrixOnce) {
 
 TEST(FusionMatrixPlans, AWorkspaceIsReusedAndGrowsWhenItMustNot) {
   using Host   = Kokkos::DefaultHostExecutionSpace;
+  using Memory = Host::memory_space;
   using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
   using Vector = Kokkos::View<double*, Kokkos::HostSpace>;
-  fusion::Workspace workspace;
+  tessera::Workspace workspace;
   fusion::FusionOptions options;
   options.workspace = &workspace;
-  EXPECT_EQ(workspace.bytes(), 0u);
+  EXPECT_EQ(workspace.bytes<Memory>(), 0u);
   for (const std::size_t n : {std::size_t(40), std::size_t(20), std::size_t(90)}) {
     Matrix A("A", 7, n);
     Vector p("p", n), r("r", 7), q("q", 7), s("s", n);
     Kokkos::deep_copy(A, 1.0);
     Kokkos::deep_copy(p, 2.0);
     Kokkos::deep_copy(r, 3.0);
-    const std::size_t before = workspace.bytes();
+    const std::size_t before = workspace.bytes<Memory>();
     fusion::bicgk(Host{}, A, p, r, q, s, options);
     // s = A^T r: a partial sum per team and column, kept in the workspace.
-    EXPECT_GE(workspace.bytes(), n * sizeof(double));
-    if (n < 40) EXPECT_EQ(workspace.bytes(), before) << "a smaller run reallocated";
+    EXPECT_GE(workspace.bytes<Memory>(), n * sizeof(double));
+    if (n < 40) EXPECT_EQ(workspace.bytes<Memory>(), before) << "a smaller run reallocated";
     for (std::size_t j = 0; j < n; ++j)
       ASSERT_EQ(s(j), 21.0) << "n = " << n << ", s(" << j << ")";
     EXPECT_EQ(q(6), 2.0 * double(n));
   }
+}
+
+// A size query records the partial sums the model's plan needs and launches nothing; reserved
+// from it, a workspace serves the call without growing.
+TEST(FusionMatrixPlans, ASizeQueryLaunchesNothingAndSizesTheWorkspace) {
+  using Host          = Kokkos::DefaultHostExecutionSpace;
+  using Memory        = Host::memory_space;
+  using Matrix        = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using Vector        = Kokkos::View<double*, Kokkos::HostSpace>;
+  const std::size_t n = 333;
+  Matrix A("A", 7, n);
+  Vector p("p", n), r("r", 7), q("q", 7), s("s", n);
+  Kokkos::deep_copy(A, 1.0);
+  Kokkos::deep_copy(p, 2.0);
+  Kokkos::deep_copy(r, 3.0);
+  Kokkos::deep_copy(s, -1.0);
+  auto query = tessera::Workspace::size_query();
+  fusion::FusionOptions options;
+  options.workspace = &query;
+  EXPECT_EQ(fusion::bicgk(Host{}, A, p, r, q, s, options).kernels, 0);
+  EXPECT_EQ(s(0), -1.0) << "a size query writes nothing";
+  const std::size_t required = query.required_bytes<Memory>();
+  EXPECT_GE(required, n * sizeof(double));
+  tessera::Workspace workspace;
+  workspace.reserve(query);
+  options.workspace = &workspace;
+  EXPECT_GT(fusion::bicgk(Host{}, A, p, r, q, s, options).kernels, 0);
+  EXPECT_EQ(workspace.bytes<Memory>(), required) << "the query's size was enough";
+  EXPECT_EQ(s(n - 1), 21.0);
+  // bad arguments are still rejected by a size query
+  Vector short_s("short_s", n - 1);
+  options.workspace = &query;
+  EXPECT_THROW(fusion::bicgk(Host{}, A, p, r, q, short_s, options), std::invalid_argument);
 }
 
 TEST(FusionMatrixPlans, BadArgumentsAreRejectedBeforeAnyKernel) {

@@ -54,7 +54,7 @@ TYPED_TEST(IntervalExpand, SeedDemonstration) {
 template <class Space, class T, class Out>
 void expand_and_check(const std::vector<int>& counts, const Out& out,
                       const tessera::IntervalTile& tile, const std::string& where,
-                      tessera::IntervalWorkspace<Space>* workspace = nullptr) {
+                      tessera::Workspace* workspace = nullptr) {
   std::vector<T> values(counts.size()), expected;
   for (std::size_t k = 0; k < counts.size(); ++k) {
     values[k] = value_of<T>(static_cast<int>(k));
@@ -64,9 +64,9 @@ void expand_and_check(const std::vector<int>& counts, const Out& out,
   const auto offsets = tessera_test::scan_counts<Space>(counts, total);
   ASSERT_EQ(out.extent(0), expected.size()) << where;
   tessera::IntervalOptions options;
-  options.tile = tile;
-  tessera::interval_expand(Space(), total, offsets, device_view<T, Space>(values), out, options,
-                           workspace);
+  options.tile      = tile;
+  options.workspace = workspace;
+  tessera::interval_expand(Space(), total, offsets, device_view<T, Space>(values), out, options);
   EXPECT_TRUE(host_vector(out) == expected) << where;
 }
 
@@ -78,7 +78,7 @@ inline std::size_t sum_of(const std::vector<int>& counts) {
 // One workspace serves every call: it grows with the sizes and tiles.
 template <class Space, class T>
 void check_distributions() {
-  tessera::IntervalWorkspace<Space> workspace;
+  tessera::Workspace workspace;
   for (const std::string& kind : tessera_test::count_kinds()) {
     for (const auto& c : tessera_test::tile_cases<Space>({0, 1, 13, 1009, 4001})) {
       const std::vector<int> counts = make_counts(kind, c.n, 29 + c.n);
@@ -87,7 +87,7 @@ void check_distributions() {
                                  c.n % 2 == 1 ? &workspace : nullptr);
     }
   }
-  EXPECT_GT(workspace.size_bytes(), 0u);
+  EXPECT_GT(workspace.bytes<typename Space::memory_space>(), 0u);
 }
 
 TYPED_TEST(IntervalExpand, MatchesHostLoop) {

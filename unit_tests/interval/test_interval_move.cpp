@@ -7,6 +7,7 @@
 #include "interval/interval_test_support.hpp"
 #include "profiling_regions.hpp"
 
+#include <tessera/interval/interval_expand.hpp>
 #include <tessera/interval/interval_move.hpp>
 
 #include <gtest/gtest.h>
@@ -148,10 +149,10 @@ void check_distributions() {
                                                {false, Order::given},
                                                {true, Order::by_destination},
                                                {false, Order::by_destination}};
-      tessera::IntervalWorkspace<Space> workspace;  // used by the unchecked calls
+      tessera::Workspace workspace;  // used by the unchecked calls
       for (const auto& [checked, order] : orders) {
-        tessera::IntervalWorkspace<Space>* reuse = checked ? nullptr : &workspace;
         tessera::IntervalOptions options;
+        options.workspace     = checked ? nullptr : &workspace;
         options.tile          = c.tile;
         options.check         = checked;
         options.check_overlap = checked;
@@ -160,17 +161,63 @@ void check_distributions() {
                                 (checked ? ", checked" : ", unchecked");
         Kokkos::View<T*, Mem> out("out", m.output_extent);
         Kokkos::deep_copy(out, blank);
-        tessera::interval_move(Space(), total, gather, scatter, offsets, in, out, options, reuse);
+        tessera::interval_move(Space(), total, gather, scatter, offsets, in, out, options);
         EXPECT_TRUE(host_vector(out) == moved) << "move, " << how;
         Kokkos::deep_copy(out, blank);
-        tessera::interval_scatter(Space(), total, scatter, offsets, in, out, options, reuse);
+        tessera::interval_scatter(Space(), total, scatter, offsets, in, out, options);
         EXPECT_TRUE(host_vector(out) == scattered) << "scatter, " << how;
         Kokkos::View<T*, Mem> packed("packed", total);
-        tessera::interval_gather(Space(), total, gather, offsets, in, packed, options, reuse);
+        tessera::interval_gather(Space(), total, gather, offsets, in, packed, options);
         EXPECT_TRUE(host_vector(packed) == gathered) << "gather, " << how;
       }
     }
   }
+}
+
+// A size query checks the arguments, records the memory a move needs and runs nothing; a
+// workspace reserved from it then serves the move without growing, in both orders.
+TYPED_TEST(IntervalMove, ASizeQueryRunsNothingAndSizesTheWorkspace) {
+  using Space                   = TypeParam;
+  const std::vector<int> counts = {5, 0, 9, 2, 7, 1};
+  std::int64_t total            = 0;
+  const auto offsets            = tessera_test::scan_counts<Space>(counts, total);
+  const auto gather             = device_view<int, Space>({0, 10, 20, 40, 50, 60});
+  const auto scatter            = device_view<int, Space>({70, 0, 10, 30, 40, 60});
+  for (const auto order : {tessera::IntervalOrder::given, tessera::IntervalOrder::by_destination}) {
+    Kokkos::View<int*, typename Space::memory_space> out("out", 80);
+    Kokkos::deep_copy(out, -1);
+    auto query = tessera::Workspace::size_query();
+    tessera::IntervalOptions options;
+    options.order     = order;
+    options.workspace = &query;
+    tessera::interval_move(Space(), total, gather, scatter, offsets, tessera::counting_sequence(0),
+                           out, options);
+    EXPECT_EQ(host_vector(out), std::vector<int>(80, -1)) << "a size query writes nothing";
+    using Mem           = typename Space::memory_space;
+    const auto required = query.required_bytes<Mem>();
+    EXPECT_GT(required, 0u);
+    EXPECT_EQ(query.bytes<Mem>(), 0u);
+    tessera::Workspace workspace;
+    workspace.reserve(query);
+    options.workspace = &workspace;
+    tessera::interval_move(Space(), total, gather, scatter, offsets, tessera::counting_sequence(0),
+                           out, options);
+    EXPECT_EQ(workspace.bytes<Mem>(), required) << "the query's size was enough";
+    const auto moved = host_vector(out);
+    for (int k = 0, at = 0; k < 6; at += counts[k], ++k) {
+      for (int r = 0; r < counts[k]; ++r) {
+        const int dest = host_vector(scatter)[k] + r;
+        ASSERT_EQ(moved[dest], host_vector(gather)[k] + r) << "interval " << k;
+      }
+    }
+  }
+  // a bad argument is still rejected by a size query
+  auto query = tessera::Workspace::size_query();
+  tessera::IntervalOptions options;
+  options.workspace = &query;
+  Kokkos::View<int*, typename Space::memory_space> short_out("short_out", 3);
+  EXPECT_THROW(tessera::interval_expand(Space(), total, offsets, gather, short_out, options),
+               std::invalid_argument);
 }
 
 // A profiler sees each move (a partition, a check and the move's kernels) as one Kokkos Tools

@@ -52,7 +52,7 @@ TYPED_TEST(IntervalSearch, SeedDemonstration) {
 TYPED_TEST(IntervalSearch, MatchesHostLoop) {
   using Space = TypeParam;
   using Mem   = typename Space::memory_space;
-  tessera::IntervalWorkspace<Space> workspace;  // grows with the sizes and tiles
+  tessera::Workspace workspace;  // grows with the sizes and tiles
   for (const std::string& kind : tessera_test::count_kinds()) {
     for (const auto& tc : tessera_test::tile_cases<Space>({0, 1, 2, 13, 1009, 40009})) {
       const int n                   = tc.n;
@@ -77,8 +77,9 @@ TYPED_TEST(IntervalSearch, MatchesHostLoop) {
       Kokkos::View<int*, Mem> line("line", total + 3);
       for (const std::int64_t first : {std::int64_t{0}, std::int64_t{3}}) {
         const auto owner = Kokkos::subview(line, std::make_pair(first, first + total));
-        tessera::load_balancing_search(Space(), total, offsets, owner, options,
-                                       first == 0 ? &workspace : nullptr);
+        tessera::IntervalOptions reused = options;
+        reused.workspace                = first == 0 ? &workspace : nullptr;
+        tessera::load_balancing_search(Space(), total, offsets, owner, reused);
         EXPECT_EQ(host_vector(owner), expected) << where << ", first item " << first;
       }
       Kokkos::View<std::int16_t*, Mem> narrow("narrow", total);  // 8 per 16-byte store

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <tessera/fusion/tuner.hpp>
-#include <tessera/fusion/workspace.hpp>
+#include <tessera/core/workspace.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -35,9 +35,11 @@ struct FusionOptions {
   /// this sequence, value type, extents and device, timing the candidates on the first call
   /// (tuner.hpp; that call waits on the host). The options' own shape is then ignored.
   Tuner* tuner = nullptr;
-  /// When set: the buffer matrix groups keep their partial sums in (workspace.hpp), so that the
-  /// call does not allocate and free one (freeing waits for the device).
-  Workspace* workspace = nullptr;
+  /// When set: the memory matrix groups keep their partial sums in (core/workspace.hpp), so
+  /// that the call does not allocate and free it (freeing waits for the device). A size query
+  /// (Workspace::size_query()) records what the plan the model picks needs (a tuner is not run)
+  /// and launches nothing.
+  tessera::Workspace* workspace = nullptr;
 };
 
 }  // namespace fusion

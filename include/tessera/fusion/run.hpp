@@ -23,7 +23,7 @@
 #include <tessera/fusion/report.hpp>
 #include <tessera/fusion/step.hpp>
 #include <tessera/fusion/tuner.hpp>
-#include <tessera/fusion/workspace.hpp>
+#include <tessera/core/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 

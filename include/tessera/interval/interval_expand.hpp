@@ -8,7 +8,6 @@
 #include <tessera/interval/impl/fill_operations.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
 #include <tessera/interval/interval_options.hpp>
-#include <tessera/interval/interval_workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -26,12 +25,11 @@ namespace tessera {
 /// values nor offsets. Throws before any write on mismatched extents, an out sharing memory with
 /// values or offsets, and, with options.check (the default; one pass and a fence), on offsets
 /// that do not start at 0, decrease or exceed total. Load balanced by load_balancing_search's
-/// merge path: any distribution of counts costs O(total + n). workspace (optional): memory
-/// reused across calls (IntervalWorkspace).
+/// merge path: any distribution of counts costs O(total + n). options.workspace (optional):
+/// memory reused across calls (tessera::Workspace; a size query runs nothing).
 template <class ExecSpace, class Offsets, class Values, class Out>
 void interval_expand(const ExecSpace& space, std::int64_t total, const Offsets& offsets,
-                     const Values& values, const Out& out, const IntervalOptions& options = {},
-                     IntervalWorkspace<ExecSpace>* workspace = nullptr) {
+                     const Values& values, const Out& out, const IntervalOptions& options = {}) {
   static_assert(Kokkos::is_view<Values>::value && Values::rank == 1 &&
                     Kokkos::is_view<Out>::value && Out::rank == 1,
                 "tessera::interval_expand: values and out must be rank-1 Kokkos Views");
@@ -58,7 +56,7 @@ void interval_expand(const ExecSpace& space, std::int64_t total, const Offsets& 
   const IntervalTile tile = Impl::interval_tile(space, fn, total, offsets, op, options.tile);
   Impl::check_offsets(space, fn, total, offsets, options);
   Impl::for_each_item_with_owner(space, "tessera::interval::interval_expand", total, offsets, op,
-                                 tile, workspace);
+                                 tile, options.workspace);
 }
 
 }  // namespace tessera

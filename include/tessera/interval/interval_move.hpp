@@ -4,7 +4,6 @@
 
 #include <tessera/interval/impl/move_intervals.hpp>
 #include <tessera/interval/interval_options.hpp>
-#include <tessera/interval/interval_workspace.hpp>
 #include <tessera/interval/sequence.hpp>
 
 #include <cstdint>
@@ -28,15 +27,14 @@ namespace tessera {
 /// two intervals writing the same output item. Without check_overlap, overlapping destinations
 /// are the caller's responsibility (which value lands there is unspecified). options.order: the
 /// order in which the kernel takes the intervals (IntervalOrder; by default regrouped by
-/// destination for large moves on GPUs). workspace (optional): memory reused across calls
-/// (IntervalWorkspace).
+/// destination for large moves on GPUs). options.workspace (optional): memory reused across
+/// calls (tessera::Workspace; a size query runs nothing).
 template <class ExecSpace, class Gather, class Scatter, class Offsets, class Input, class Output>
 void interval_move(const ExecSpace& space, std::int64_t total, const Gather& gather,
                    const Scatter& scatter, const Offsets& offsets, const Input& input,
-                   const Output& output, const IntervalOptions& options = {},
-                   IntervalWorkspace<ExecSpace>* workspace = nullptr) {
+                   const Output& output, const IntervalOptions& options = {}) {
   Impl::move_intervals(space, "interval_move", total, gather, scatter, offsets, input, output,
-                       options, workspace);
+                       options);
 }
 
 /// interval_move with consecutive destinations: output[offsets[k] + r] = input[gather[k] + r]
@@ -46,13 +44,11 @@ void interval_move(const ExecSpace& space, std::int64_t total, const Gather& gat
 template <class ExecSpace, class Gather, class Offsets, class Input, class Output>
 void interval_gather(const ExecSpace& space, std::int64_t total, const Gather& gather,
                      const Offsets& offsets, const Input& input, const Output& output,
-                     const IntervalOptions& options          = {},
-                     IntervalWorkspace<ExecSpace>* workspace = nullptr) {
+                     const IntervalOptions& options = {}) {
   IntervalOptions o = options;
   o.check_overlap   = false;
   o.order           = IntervalOrder::given;
-  Impl::move_intervals(space, "interval_gather", total, gather, offsets, offsets, input, output, o,
-                       workspace);
+  Impl::move_intervals(space, "interval_gather", total, gather, offsets, offsets, input, output, o);
 }
 
 /// interval_move with consecutive sources: output[scatter[k] + r] = input[offsets[k] + r] for
@@ -61,10 +57,9 @@ void interval_gather(const ExecSpace& space, std::int64_t total, const Gather& g
 template <class ExecSpace, class Scatter, class Offsets, class Input, class Output>
 void interval_scatter(const ExecSpace& space, std::int64_t total, const Scatter& scatter,
                       const Offsets& offsets, const Input& input, const Output& output,
-                      const IntervalOptions& options          = {},
-                      IntervalWorkspace<ExecSpace>* workspace = nullptr) {
+                      const IntervalOptions& options = {}) {
   Impl::move_intervals(space, "interval_scatter", total, offsets, scatter, offsets, input, output,
-                       options, workspace);
+                       options);
 }
 
 }  // namespace tessera

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tessera/core/impl/tiling.hpp>
+#include <tessera/core/workspace.hpp>
 
 namespace tessera {
 
@@ -48,6 +49,14 @@ struct IntervalOptions {
   /// (any order gives the same output for disjoint destinations; with overlapping ones, which
   /// interval's item lands on a shared output item is unspecified either way).
   IntervalOrder order = IntervalOrder::automatic;
+  /// Memory reused across calls (core/workspace.hpp): the merge-path partition, 8 bytes per
+  /// piece of the tile's entries, and for moves regrouped by destination 32 bytes per interval
+  /// (64 with 64-bit gather or scatter types) and at most 8 KiB of counters, in the execution
+  /// space's memory. Without one (nullptr) a call allocates and frees its own, and on GPUs the
+  /// free waits for the device; with one it allocates only when the workspace holds less, and an
+  /// unchecked call returns without waiting. A size query (Workspace::size_query()) records
+  /// these bytes after the host-side checks and runs nothing.
+  Workspace* workspace = nullptr;
 };
 
 }  // namespace tessera

@@ -8,7 +8,6 @@
 #include <tessera/interval/impl/fill_operations.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
 #include <tessera/interval/interval_options.hpp>
-#include <tessera/interval/interval_workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -29,11 +28,11 @@ namespace tessera {
 /// offsets, and (options.check, the default: one pass over the
 /// offsets and a fence) offsets that do not start at 0, decrease, or exceed total.
 /// O(total + n) work; 8 bytes of memory per piece of options.tile.items_per_team merge-path
-/// entries, allocated for the call or taken from workspace (IntervalWorkspace).
+/// entries, allocated for the call or taken from options.workspace (tessera::Workspace; a size
+/// query runs nothing).
 template <class ExecSpace, class Offsets, class Owner>
 void load_balancing_search(const ExecSpace& space, std::int64_t total, const Offsets& offsets,
-                           const Owner& owner, const IntervalOptions& options = {},
-                           IntervalWorkspace<ExecSpace>* workspace = nullptr) {
+                           const Owner& owner, const IntervalOptions& options = {}) {
   static_assert(Kokkos::is_view<Owner>::value && Owner::rank == 1 &&
                     std::is_integral<typename Owner::value_type>::value &&
                     !std::is_const<typename Owner::value_type>::value,
@@ -59,7 +58,7 @@ void load_balancing_search(const ExecSpace& space, std::int64_t total, const Off
   const IntervalTile tile = Impl::interval_tile(space, fn, total, offsets, op, options.tile);
   Impl::check_offsets(space, fn, total, offsets, options);
   Impl::for_each_item_with_owner(space, "tessera::interval::load_balancing_search", total, offsets,
-                                 op, tile, workspace);
+                                 op, tile, options.workspace);
 }
 
 }  // namespace tessera

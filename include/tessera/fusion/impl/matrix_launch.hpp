@@ -11,7 +11,7 @@
 #include <tessera/fusion/impl/matrix_sums_kernel.hpp>
 #include <tessera/fusion/impl/matrix_tile_kernel.hpp>
 #include <tessera/fusion/plan.hpp>
-#include <tessera/fusion/workspace.hpp>
+#include <tessera/core/impl/call_memory.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -53,25 +53,33 @@ struct MatrixGroupKernels {
   const Kokkos::Array<T*, P>& p;
   MatrixExtents extents;
   LaunchShape shape;
-  Workspace* workspace = nullptr;  // for the partial sums; none: allocated per launch
-  bool only_limit      = false;
-  int team_size_max    = std::numeric_limits<int>::max();                // over the groups visited
+  tessera::Workspace* workspace = nullptr;  // for the partial sums; none: allocated per launch
+  bool only_limit               = false;
+  int team_size_max             = std::numeric_limits<int>::max();       // over the groups visited
   mutable Kokkos::View<T*, typename ExecSpace::memory_space> allocated;  // without a workspace
 
   template <int A, int B, int R>
   using Kernel = MatrixGroupKernel<ExecSpace, T, Seq, A, B, P, RowsOwned, R>;
 
   /// A buffer of `values` partial sums: in the workspace, or allocated for this run (freed with
-  /// the visitor, once its kernels are done).
+  /// the visitor, once its kernels are done); nullptr for a size query, which records it (the
+  /// launches then stop after it: measuring()).
   T* partial_buffer(std::size_t values) const {
     if (values == 0) return nullptr;
     using Memory = typename ExecSpace::memory_space;
-    if (workspace) return static_cast<T*>(workspace->template reserve<Memory>(values * sizeof(T)));
+    if (workspace) {
+      return static_cast<T*>(
+          tessera::Impl::WorkspaceAccess::take<Memory>(*workspace, values * sizeof(T)));
+    }
     allocated = Kokkos::View<T*, Memory>(
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::fusion::partials"),
         values);
     return allocated.data();
   }
+
+  /// Whether the run is a size query (Workspace::size_query()): the groups record their partial
+  /// buffers and launch nothing.
+  bool measuring() const { return tessera::Impl::measures_only(workspace); }
 
   template <int A, int B, int R>
   void launch() const {
@@ -84,6 +92,7 @@ struct MatrixGroupKernels {
     const int level          = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
     const std::size_t values = partials > 0 ? league * std::size_t(partials) * extents.swept : 0;
     T* buffer                = partial_buffer(values);
+    if (measuring()) return;
     const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
     const bool stream = streams<A, B>();
     if (league > 0) {
@@ -181,9 +190,10 @@ struct MatrixGroupKernels {
     const std::size_t swept_values = std::size_t(Steps::completes) * grid.bands * grid.owned;
     const std::size_t owned_values = std::size_t(Steps::partials) * grid.blocks * grid.swept;
     T* buffer                      = partial_buffer(swept_values + owned_values);
-    const int threads              = tile_threads(tile.threads);
-    const std::size_t bytes        = K::scratch_bytes(threads);
-    const int level                = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
+    if (measuring()) return;
+    const int threads       = tile_threads(tile.threads);
+    const std::size_t bytes = K::scratch_bytes(threads);
+    const int level         = bytes <= std::size_t(Policy::scratch_size_max(0)) ? 0 : 1;
     const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
     if (grid.tiles() > 0) {
       Policy policy(space, int(grid.tiles()), threads, K::VL);
@@ -233,6 +243,7 @@ struct MatrixGroupKernels {
     const std::size_t fill   = resident > 0 ? resident : 1;
     const std::size_t league = extents.owned < fill ? extents.owned : fill;
     T* buffer                = partial_buffer(std::size_t(partials) * league * extents.swept);
+    if (measuring()) return;
     const MatrixEval<T, P, RowsOwned> ev{p, extents.swept};
     if (league > 0) {
       Policy policy(space, int(league), K::threads, K::VL);

@@ -2,6 +2,7 @@
 // the checks of the options, the choice of the plan and launch shape, the launch.
 #pragma once
 
+#include <tessera/core/impl/call_memory.hpp>
 #include <tessera/core/impl/errors.hpp>
 #include <tessera/core/impl/profiling_region.hpp>
 #include <tessera/core/impl/tiling.hpp>
@@ -68,7 +69,7 @@ FusionReport run_named(const char* caller, const char* const* names, const ExecS
     Impl::require(run.valid(*options.cuts, shape.per_thread), caller, "options.cuts ",
                   *options.cuts, " groups steps the fusion rules keep apart (plan.hpp)");
     report.cuts = *options.cuts;
-  } else if (options.tuner) {
+  } else if (options.tuner && !tessera::Impl::measures_only(options.workspace)) {
     const std::string key = Impl::tuning_key<T, ExecSpace, Seq>(space, run);
     auto found            = options.tuner->find(key);
     if (found && (!Impl::allowed<ExecSpace, Seq>(run, *found) ||
@@ -112,6 +113,10 @@ FusionReport run_named(const char* caller, const char* const* names, const ExecS
   report.model_bytes = run.bytes(report.cuts, shape.per_thread, launch);
   report.team_size   = shape.team_size;
   report.per_thread  = shape.per_thread;
+  if (tessera::Impl::measures_only(options.workspace)) {  // the groups record, launch nothing
+    if constexpr (Seq::matrix) run.launch(report.cuts, shape);
+    return report;
+  }
   // Several groups are several kernels: a Kokkos Tools region holds them.
   std::optional<tessera::Impl::ProfilingRegion> region;
   if (report.cuts != 0) region.emplace("tessera::", caller);

@@ -11,7 +11,7 @@
 #include <tessera/fusion/impl/plan_model.hpp>
 #include <tessera/fusion/impl/vector_kernel.hpp>
 #include <tessera/fusion/plan.hpp>
-#include <tessera/fusion/workspace.hpp>
+#include <tessera/core/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -101,7 +101,7 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
   const Bound& bound;
   Kokkos::Array<T*, N> p;
   SequenceExtents ext;
-  Workspace* workspace;
+  tessera::Workspace* workspace;
 
   /// Whether a launch shape of `per` lines per team (0: the default) runs tile groups as tiles.
   static bool tiles(int per) {
@@ -168,7 +168,7 @@ struct MatrixRun : PlanLauncher<MatrixRun<ExecSpace, T, Seq, Bound, RowsOwned>, 
 /// The run of `seq` over the bound Views with extents ext.
 template <class T, class ExecSpace, class Seq, class... Views>
 auto make_run(const ExecSpace& space, const Seq& seq, const Bindings<Views...>& bound,
-              const SequenceExtents& ext, Workspace* workspace = nullptr) {
+              const SequenceExtents& ext, tessera::Workspace* workspace = nullptr) {
   const auto p = std::apply([](const auto&... v) { return bound_pointers<T>(v...); }, bound.views);
   if constexpr (Seq::matrix) {
     constexpr bool rows_owned =

@@ -10,7 +10,7 @@
 #include <tessera/fusion/impl/plan_model.hpp>
 #include <tessera/fusion/impl/sequence_run.hpp>
 #include <tessera/fusion/tuner.hpp>
-#include <tessera/fusion/workspace.hpp>
+#include <tessera/core/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -75,7 +75,8 @@ std::vector<Candidate> candidates(const Run& run) {
 template <class T, class ExecSpace, class Seq, class... Views>
 std::pair<Candidate, double> time_candidates(const ExecSpace& space, const Seq& seq,
                                              const Bindings<Views...>& bound,
-                                             const SequenceExtents& ext, Workspace* workspace) {
+                                             const SequenceExtents& ext,
+                                             tessera::Workspace* workspace) {
   const auto scratch = std::apply(
       [&](const auto&... v) {
         return bind(

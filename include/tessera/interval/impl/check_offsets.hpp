@@ -2,6 +2,7 @@
 // intervals on the host, and under IntervalOptions::check the offsets themselves (one pass).
 #pragma once
 
+#include <tessera/core/impl/call_memory.hpp>
 #include <tessera/core/impl/errors.hpp>
 #include <tessera/interval/interval_options.hpp>
 
@@ -53,7 +54,7 @@ void check_offsets(const ExecSpace& space, const char* fn, std::int64_t total,
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Offsets::memory_space>::accessible,
                 "tessera: offsets must be accessible from the execution space");
   const std::size_t n = offsets.extent(0);
-  if (!options.check || n == 0) return;
+  if (!options.check || n == 0 || measures_only(options.workspace)) return;
   int first = std::numeric_limits<int>::max();  // the Min reducer's identity: none found
   Kokkos::parallel_reduce("tessera::interval::check_offsets",
                           Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(n)),

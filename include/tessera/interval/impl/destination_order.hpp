@@ -35,7 +35,6 @@
 #include <tessera/interval/impl/check_moves.hpp>
 #include <tessera/interval/impl/load_balance.hpp>
 #include <tessera/interval/interval_options.hpp>
-#include <tessera/interval/interval_workspace.hpp>
 #include <tessera/interval/sequence.hpp>
 
 #include <Kokkos_Core.hpp>

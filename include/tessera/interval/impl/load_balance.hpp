@@ -32,12 +32,13 @@
 //   void store(target, value)        writes it there.
 #pragma once
 
+#include <tessera/core/impl/call_memory.hpp>
 #include <tessera/core/kokkos_compat.hpp>
 #include <tessera/core/impl/errors.hpp>
 #include <tessera/core/impl/tiling.hpp>
 #include <tessera/interval/impl/check_offsets.hpp>
 #include <tessera/interval/interval_options.hpp>
-#include <tessera/interval/interval_workspace.hpp>
+#include <tessera/interval/impl/merge_point.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -455,19 +456,17 @@ bool vector_stores(const ItemOp& op) {
 
 /// The kernel of an item operation.
 template <class ExecSpace, class Offsets, class ItemOp>
-using LoadBalancedKernel =
-    LoadBalancedItems<ExecSpace, Offsets, typename IntervalWorkspace<ExecSpace>::points_type,
-                      ItemOp>;
+using LoadBalancedKernel = LoadBalancedItems<ExecSpace, Offsets, MergePoints<ExecSpace>, ItemOp>;
 
 /// The tile of IntervalOptions::tile for this kernel, checked before any kernel runs: positive,
 /// at most 2^24 entries per piece, a team size the backend runs the kernel with, team scratch
 /// that fits a GPU's shared memory, and at most 2^31 - 2 pieces for the total + n merge-path
 /// entries. Zero fields take the tuning policy's interval_tile, whose entries per piece halve on
-/// GPUs until the team scratch fits (large staged types).
-template <class ExecSpace, class Offsets, class ItemOp>
-IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t total,
-                           const Offsets& offsets, const ItemOp& op,
-                           const IntervalTile& requested) {
+/// GPUs until the team scratch fits (large staged types). The team size is checked against the
+/// backend by interval_tile, which needs the kernel's operation.
+template <class ItemOp, class ExecSpace, class Offsets>
+IntervalTile interval_tile_shape(const ExecSpace&, const char* fn, std::int64_t total,
+                                 const Offsets& offsets, const IntervalTile& requested) {
   const std::size_t n = offsets.extent(0);
   require_total(fn, total, n);
   using Kernel                = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
@@ -497,10 +496,21 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
   const std::size_t scratch = Kernel::scratch_size(tile.items_per_team);
   require(scratch <= scratch_max, fn, "options.tile.items_per_team = ", tile.items_per_team,
           " needs ", scratch, " bytes of team scratch (expected at most ", scratch_max, ")");
-  // larger teams are asked of the backend (on CUDA an occupancy calculation: 0.1 ms a call)
+  return tile;
+}
+
+/// interval_tile_shape for the kernel of `op`, then the team size checked against what the backend
+/// runs that kernel with (asked of the backend only for teams above
+/// Tuning::interval_safe_team_size: on CUDA an occupancy calculation, 0.1 ms a call).
+template <class ExecSpace, class Offsets, class ItemOp>
+IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t total,
+                           const Offsets& offsets, const ItemOp& op,
+                           const IntervalTile& requested) {
+  const IntervalTile tile = interval_tile_shape<ItemOp>(space, fn, total, offsets, requested);
   if (tile.team_size > Tuning<ExecSpace>::interval_safe_team_size) {
-    Policy policy(space, 1, 1);
-    policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+    using Kernel = LoadBalancedKernel<ExecSpace, Offsets, ItemOp>;
+    Kokkos::TeamPolicy<ExecSpace> policy(space, 1, 1);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_size(tile.items_per_team)));
     const Kernel kernel{offsets, decltype(Kernel::points)(), op, total, tile.items_per_team, 0,
                         false};
     const int team_max = policy.team_size_max(kernel, Kokkos::ParallelForTag());
@@ -518,7 +528,7 @@ IntervalTile interval_tile(const ExecSpace& space, const char* fn, std::int64_t 
 template <class ExecSpace, class Offsets, class ItemOp>
 void for_each_item_of_pieces(const ExecSpace& space, const std::string& label, std::int64_t total,
                              const Offsets& offsets, const ItemOp& op, const IntervalTile& tile,
-                             const typename IntervalWorkspace<ExecSpace>::points_type& points) {
+                             const MergePoints<ExecSpace>& points) {
   if (total == 0) return;
   const std::int64_t n     = static_cast<std::int64_t>(offsets.extent(0));
   const std::int64_t count = merge_path_pieces(total, n, tile.items_per_team);
@@ -533,23 +543,35 @@ void for_each_item_of_pieces(const ExecSpace& space, const std::string& label, s
 
 /// Runs op (an item operation, see above) over every item i in [0, total) and its owner k
 /// (offsets[k] <= i < offsets[k + 1]) with the tile of interval_tile, the merge-path points in
-/// workspace's memory (nullptr: 8 bytes per piece allocated for the call). The caller validates
-/// total (at most 2^31 - 1) and, unless told not to, the offsets.
-template <class ExecSpace, class Offsets, class ItemOp>
-void for_each_item_with_owner(const ExecSpace& space, const std::string& label, std::int64_t total,
-                              const Offsets& offsets, const ItemOp& op, const IntervalTile& tile,
-                              IntervalWorkspace<ExecSpace>* workspace) {
+/// `points` (at least merge_path_pieces(total, n, tile.items_per_team) + 1 of them). The caller
+/// validates total (at most 2^31 - 1) and, unless told not to, the offsets.
+template <class ExecSpace, class Offsets, class ItemOp, class Points>
+void partition_and_run(const ExecSpace& space, const std::string& label, std::int64_t total,
+                       const Offsets& offsets, const ItemOp& op, const IntervalTile& tile,
+                       const Points& points) {
   if (total == 0) return;
   const std::int64_t n     = static_cast<std::int64_t>(offsets.extent(0));
   const std::int64_t per   = tile.items_per_team;
   const std::int64_t count = merge_path_pieces(total, n, per);
-  using Points             = typename IntervalWorkspace<ExecSpace>::points_type;
-  IntervalWorkspace<ExecSpace> own;  // the call's memory when it is given none
-  const Points points = (workspace != nullptr ? *workspace : own).points(space, count + 1);
   Kokkos::parallel_for("tessera::interval::merge_path_partition",
                        Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<int>(count + 1)),
                        MergePathPartition<Offsets, Points>{offsets, points, total, n, per});
   for_each_item_of_pieces(space, label, total, offsets, op, tile, points);
+}
+
+/// partition_and_run with the merge-path points in `workspace`'s memory (nullptr: 8 bytes per
+/// piece allocated for the call); a size query (measures_only) records them and runs nothing.
+template <class ExecSpace, class Offsets, class ItemOp>
+void for_each_item_with_owner(const ExecSpace& space, const std::string& label, std::int64_t total,
+                              const Offsets& offsets, const ItemOp& op, const IntervalTile& tile,
+                              Workspace* workspace) {
+  const std::int64_t n     = static_cast<std::int64_t>(offsets.extent(0));
+  const std::int64_t count = total == 0 ? 0 : merge_path_pieces(total, n, tile.items_per_team);
+  CallMemory<typename ExecSpace::memory_space> memory;
+  const std::size_t points = memory.template add<MergePoint>(count + 1);
+  if (!memory.take(workspace, "tessera::interval::merge_path")) return;
+  partition_and_run(space, label, total, offsets, op, tile,
+                    memory.template view<MergePoint>(points, count + 1));
 }
 
 }  // namespace Impl

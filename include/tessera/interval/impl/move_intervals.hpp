@@ -2,6 +2,7 @@
 // one load-balanced kernel over the intervals in the order IntervalOptions::order asks.
 #pragma once
 
+#include <tessera/core/impl/call_memory.hpp>
 #include <tessera/core/impl/profiling_region.hpp>
 #include <tessera/core/impl/errors.hpp>
 #include <tessera/interval/impl/check_moves.hpp>
@@ -12,7 +13,6 @@
 #include <tessera/interval/impl/move_items.hpp>
 #include <tessera/interval/impl/sequence_traits.hpp>
 #include <tessera/interval/interval_options.hpp>
-#include <tessera/interval/interval_workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -30,8 +30,7 @@ namespace Impl {
 template <class ExecSpace, class Gather, class Scatter, class Offsets, class Input, class Output>
 void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
                     const Gather& gather, const Scatter& scatter, const Offsets& offsets,
-                    const Input& input, const Output& output, const IntervalOptions& options,
-                    IntervalWorkspace<ExecSpace>* workspace) {
+                    const Input& input, const Output& output, const IntervalOptions& options) {
   static_assert(is_readable_sequence<ExecSpace, Gather>() &&
                     is_readable_sequence<ExecSpace, Scatter>() &&
                     std::is_integral<sequence_value_t<Gather>>::value &&
@@ -70,38 +69,46 @@ void move_intervals(const ExecSpace& space, const char* fn, std::int64_t total,
     }
     if (options.check_overlap) check_disjoint_destinations(space, fn, total, offsets, scatter);
   };
-  const std::string label = concat("tessera::interval::", fn);
-  IntervalWorkspace<ExecSpace> own;  // the call's memory when it is given none
-  IntervalWorkspace<ExecSpace>& memory = workspace != nullptr ? *workspace : own;
-  using T                              = typename Output::value_type;
+  const std::string label    = concat("tessera::interval::", fn);
+  Workspace* const workspace = options.workspace;
+  using T                    = typename Output::value_type;
   if (total == 0 ||
       !takes_by_destination<ExecSpace>(options.order, total, static_cast<std::int64_t>(n),
                                        output.span() * sizeof(T))) {
-    run_checks();
-    for_each_item_with_owner(space, label, total, offsets, op, tile, &memory);
+    if (!measures_only(workspace)) run_checks();
+    for_each_item_with_owner(space, label, total, offsets, op, tile, workspace);
     return;
   }
-  using Regrouped = RegroupedMoves<ExecSpace, std::remove_const_t<sequence_value_t<Gather>>,
+  using Regrouped   = RegroupedMoves<ExecSpace, std::remove_const_t<sequence_value_t<Gather>>,
                                    std::remove_const_t<sequence_value_t<Scatter>>>;
+  using RegroupedOp = MoveItems<decltype(std::declval<Regrouped>().gather),
+                                decltype(std::declval<Regrouped>().scatter), Input, Output>;
   const DestinationRegions regions = destination_regions(output.extent(0), sizeof(T));
-  const Regrouped regrouped(memory.words(space, Regrouped::words(n, regions)).data(),
+  const IntervalTile regrouped_shape =
+      interval_tile_shape<RegroupedOp>(space, fn, total, offsets, options.tile);
+  const std::int64_t pieces =
+      merge_path_pieces(total, static_cast<std::int64_t>(n), regrouped_shape.items_per_team);
+  // one take of the call's memory: the regrouped intervals and the merge-path points, which
+  // both the regrouped move and its fallback use
+  CallMemory<typename ExecSpace::memory_space> memory;
+  const std::int64_t words  = Regrouped::words(n, regions);
+  const std::size_t records = memory.template add<std::uint64_t>(words);
+  const std::size_t cuts    = memory.template add<MergePoint>(pieces + 1);
+  if (!memory.take(workspace, "tessera::interval::regrouped_moves")) return;
+  const Regrouped regrouped(memory.template view<std::uint64_t>(records, words).data(),
                             static_cast<int>(n), regions);
-  const MoveItems<decltype(regrouped.gather), decltype(regrouped.scatter), Input, Output>
-      regrouped_op(regrouped.gather, regrouped.scatter, input, output);
+  const RegroupedOp regrouped_op(regrouped.gather, regrouped.scatter, input, output);
   const IntervalTile regrouped_tile =
       interval_tile(space, fn, total, regrouped.offsets, regrouped_op, options.tile);
-  const std::int64_t pieces =
-      merge_path_pieces(total, static_cast<std::int64_t>(n), regrouped_tile.items_per_team);
-  const auto points = memory.points(space, pieces + 1);
+  const auto points = memory.template view<MergePoint>(cuts, pieces + 1);
   run_checks();
-  if (regroup_by_destination(space, total, offsets, gather, scatter, regrouped, points,
-                             regrouped_tile.items_per_team, pieces)) {
-    for_each_item_of_pieces(space, label, total, regrouped.offsets, regrouped_op, regrouped_tile,
-                            points);
-  } else {
-    for_each_item_with_owner(space, label, total, regrouped.offsets, regrouped_op, regrouped_tile,
-                             &memory);
+  if (!regroup_by_destination(space, total, offsets, gather, scatter, regrouped, points,
+                              regrouped_tile.items_per_team, pieces)) {
+    partition_and_run(space, label, total, regrouped.offsets, regrouped_op, regrouped_tile, points);
+    return;
   }
+  for_each_item_of_pieces(space, label, total, regrouped.offsets, regrouped_op, regrouped_tile,
+                          points);
 }
 
 }  // namespace Impl
